@@ -1,0 +1,1 @@
+"""Wireless substrate: fading, path loss, OFDMA rates, bit errors, over-the-air aggregation, jammer, schedulers."""

@@ -1,0 +1,61 @@
+# One job per run, then one job per figure / table, then the claims of each paper.
+
+rule run:
+    input:
+        lambda wc: dataset_flags(wc.profile, wc.slug, wc.run_id),
+    output:
+        "results/{profile}/{slug}/runs/{run_id}.json",
+    threads: lambda wc: max(resources_of(wc.profile, wc.slug)[wc.run_id]["threads"], config["threads_per_run"])
+    resources:
+        gpu=lambda wc: int(resources_of(wc.profile, wc.slug)[wc.run_id]["gpu"] and config["device"] != "cpu"),
+        runtime=lambda wc: 240 if wc.profile == "paper" else 30,
+        mem_mb=8000,
+    log:
+        "logs/{profile}/{slug}/{run_id}.log",
+    params:
+        device=config["device"],
+    shell:
+        "repro run {wildcards.slug} {wildcards.run_id} --profile {wildcards.profile}"
+        " --device {params.device} --threads {threads} --force 2> {log}"
+
+
+rule figure:
+    input:
+        lambda wc: run_files(wc.profile, wc.slug, wc.fig),
+    output:
+        pdf="figures/{profile}/{slug}/{fig}.pdf",
+        png="figures/{profile}/{slug}/{fig}.png",
+        csv="figures/{profile}/{slug}/{fig}.csv",
+    wildcard_constraints:
+        fig=r"fig[0-9]+[a-z]?",
+    log:
+        "logs/{profile}/{slug}/{fig}.log",
+    shell:
+        "repro figure {wildcards.slug} {wildcards.fig} --profile {wildcards.profile} --no-run 2> {log}"
+
+
+rule table:
+    input:
+        lambda wc: run_files(wc.profile, wc.slug, wc.fig),
+    output:
+        pdf="figures/{profile}/{slug}/{fig}.pdf",
+        png="figures/{profile}/{slug}/{fig}.png",
+        csv="figures/{profile}/{slug}/{fig}.csv",
+        md="figures/{profile}/{slug}/{fig}.md",
+    wildcard_constraints:
+        fig=r"table[0-9]+[a-z]?",
+    log:
+        "logs/{profile}/{slug}/{fig}.log",
+    shell:
+        "repro figure {wildcards.slug} {wildcards.fig} --profile {wildcards.profile} --no-run 2> {log}"
+
+
+rule claims:
+    input:
+        lambda wc: [f"figures/{wc.profile}/{wc.slug}/{fig}.csv" for fig in figures_of(wc.profile, wc.slug)],
+    output:
+        "results/{profile}/{slug}/claims.json",
+    log:
+        "logs/{profile}/{slug}/claims.log",
+    shell:
+        "repro evaluate {wildcards.slug} --profile {wildcards.profile} 2> {log}"
