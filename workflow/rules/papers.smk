@@ -24,7 +24,7 @@ rule figure:
         lambda wc: run_files(wc.profile, wc.slug, wc.fig),
     output:
         pdf="figures/{profile}/{slug}/{fig}.pdf",
-        png="figures/{profile}/{slug}/{fig}.png",
+        png=report("figures/{profile}/{slug}/{fig}.png", category="{slug}", caption="../report/figure.rst"),
         csv="figures/{profile}/{slug}/{fig}.csv",
     wildcard_constraints:
         fig=r"fig[0-9]+[a-z]?",
@@ -39,7 +39,7 @@ rule table:
         lambda wc: run_files(wc.profile, wc.slug, wc.fig),
     output:
         pdf="figures/{profile}/{slug}/{fig}.pdf",
-        png="figures/{profile}/{slug}/{fig}.png",
+        png=report("figures/{profile}/{slug}/{fig}.png", category="{slug}", caption="../report/figure.rst"),
         csv="figures/{profile}/{slug}/{fig}.csv",
         md="figures/{profile}/{slug}/{fig}.md",
     wildcard_constraints:
