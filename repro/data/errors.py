@@ -1,0 +1,42 @@
+"""Errors a user can act on: each message says what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+
+class DatasetError(RuntimeError):
+    """Base class of the dataset errors."""
+
+
+class DatasetUnavailableError(DatasetError):
+    """The dataset could not be found anywhere nor downloaded.
+
+    The message lists every place searched and how to provide the data. Runs that need a missing
+    dataset catch this and return ``repro.experiment.unavailable_result(str(err))``.
+    ``reason`` is a short phrase for tables (for example ``"download failed: offline"``).
+    """
+
+    def __init__(self, message: str, reason: str = "not found"):
+        super().__init__(message)
+        self.reason = reason
+
+
+class DatasetCorruptError(DatasetUnavailableError):
+    """A copy of the dataset failed its checksum and no intact copy was found.
+
+    The message names each bad file with its expected and actual checksum; the bad files were moved
+    aside (renamed ``*.corrupt``) where the folder allowed it, and are never used. It is a subclass of
+    :class:`DatasetUnavailableError`, so code that degrades gracefully on a missing dataset also does
+    so on a corrupt one (the message still says why).
+    """
+
+    def __init__(self, message: str, corrupt_files: list | None = None):
+        super().__init__(message, reason="corrupt copy")
+        self.corrupt_files = list(corrupt_files or [])
+
+
+class DownloadError(DatasetError):
+    """A download failed (network unreachable, HTTP error, truncated transfer)."""
+
+    def __init__(self, message: str, offline: bool = False):
+        super().__init__(message)
+        self.offline = offline

@@ -1,0 +1,225 @@
+"""Where a dataset's files are looked for, in order, and how a verified copy reaches the cache.
+
+Order: project cache ``data/raw/<name>/`` -> mirror folder(s) (``$REPRO_DATA_MIRROR``, several
+separated by ``os.pathsep``, else ``data_mirror`` in ``config/config.yaml``) -> system locations
+(Debian's ``/usr/share/datasets/...``) -> the official download. Every copy is verified against the
+reference checksum before it is used. A copy that fails is never used and the search goes on: in the
+project cache it is renamed ``*.corrupt``; in a mirror or system folder (not the project's to change,
+possibly shared) it is reported and left in place. A verified copy from elsewhere is copied into the
+cache first and verified there, so what is verified is exactly what is kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from repro.data import download as dl
+from repro.data.errors import DatasetCorruptError, DatasetUnavailableError, DownloadError
+from repro.data.integrity import file_digest, move_aside
+from repro.data.registry import DatasetSpec
+from repro.paths import data_dir, project_root
+
+log = logging.getLogger("repro.data")
+
+
+@dataclass(frozen=True)
+class Place:
+    kind: str  # cache | mirror | system
+    path: Path
+
+
+@dataclass
+class CorruptFile:
+    path: str
+    algorithm: str
+    expected: str
+    actual: str
+    moved_to: str | None
+
+    def describe(self) -> str:
+        where = f"moved aside to {self.moved_to}" if self.moved_to else "left in place (not in the project cache), not used"
+        return f"{self.path}: {self.algorithm} expected {self.expected}, actual {self.actual}; {where}"
+
+
+@dataclass
+class Resolution:
+    """Outcome of looking for every file of one dataset."""
+
+    files: dict = field(default_factory=dict)  # file name -> verified path in the cache
+    origin: dict = field(default_factory=dict)  # file name -> "kind: path or URL" of the copy used
+    searched: list = field(default_factory=list)  # human-readable lines
+    corrupt: list = field(default_factory=list)  # CorruptFile
+    download_errors: list = field(default_factory=list)  # DownloadError
+
+
+def raw_dir(name: str) -> Path:
+    return data_dir() / "raw" / name
+
+
+def mirror_roots() -> list[Path]:
+    env = os.environ.get("REPRO_DATA_MIRROR")
+    if env is not None:
+        return [Path(p).expanduser() for p in env.split(os.pathsep) if p]
+    cfg = project_root() / "config" / "config.yaml"
+    if cfg.is_file():
+        try:
+            import yaml
+
+            value = (yaml.safe_load(cfg.read_text()) or {}).get("data_mirror") or ""
+        except Exception:  # a broken config is reported by the workflow, not here
+            value = ""
+        if value:
+            p = Path(value).expanduser()
+            return [p if p.is_absolute() else project_root() / p]
+    return []
+
+
+def places(spec: DatasetSpec) -> list[Place]:
+    out = [Place("cache", raw_dir(spec.name))]
+    for root in mirror_roots():
+        out += [Place("mirror", root / sub if sub else root) for sub in spec.mirror_dirs]
+    out += [Place("system", Path(d)) for d in spec.system_dirs]
+    return out
+
+
+def _candidates(spec: DatasetSpec, file: str) -> list[str]:
+    # IDX files are stored gzip-compressed by the official sources; a plain copy is accepted too
+    return [file + ".gz", file] if spec.kind == "idx" else [file]
+
+
+def _digest(spec: DatasetSpec, path: Path, algorithm: str, stored_name: str) -> str:
+    # the decision to decompress follows the file's *stored* name: temporary copies have other suffixes
+    return file_digest(path, algorithm, decompress=spec.kind == "idx" and stored_name.endswith(".gz"))
+
+
+def _download_urls(spec: DatasetSpec, file: str) -> list[tuple[str, str]]:
+    stored = file + ".gz" if spec.kind == "idx" else file
+    return [(base + stored, stored) for base in spec.urls]
+
+
+def resolve(spec: DatasetSpec, download: bool = True, progress: bool = True) -> Resolution:
+    """Find a verified copy of every file of ``spec``, copying it into the cache.
+
+    Files missing afterwards are absent from ``Resolution.files``; the caller raises.
+    """
+    res = Resolution()
+    cache = raw_dir(spec.name)
+    plist = places(spec)
+    for file, (algorithm, expected) in spec.files.items():
+        for place in plist:
+            for cand in _candidates(spec, file):
+                src = place.path / cand
+                if not src.is_file():
+                    continue
+                got = _verify_into_cache(spec, src, cache / cand, algorithm, expected, place.kind == "cache", res)
+                if got is not None:
+                    res.files[file], res.origin[file] = got, f"{place.kind}: {src}"
+                    break
+            if file in res.files:
+                break
+        if file not in res.files and download:
+            for url, stored in _download_urls(spec, file):
+                try:
+                    tmp = cache / f".{stored}.download"
+                    dl.download_file(url, tmp, progress=progress)
+                except DownloadError as e:
+                    res.download_errors.append(e)
+                    continue
+                got = _verify_into_cache(spec, tmp, cache / stored, algorithm, expected, True, res, shown=url)
+                if got is not None:
+                    res.files[file], res.origin[file] = got, f"download: {url}"
+                    break
+    res.searched = _describe_places(spec, plist, download)
+    return res
+
+
+def _verify_into_cache(spec, src: Path, dest: Path, algorithm, expected, in_cache: bool, res: Resolution, shown=None):
+    """Verify ``src``; if it is good, make sure a verified copy is at ``dest`` and return ``dest``."""
+    if in_cache:
+        actual = _digest(spec, src, algorithm, dest.name)
+        if actual == expected:
+            if src != dest:
+                os.replace(src, dest)
+            return dest
+        if src != dest:  # a fresh download: keep it under its own name + ".corrupt" for inspection
+            os.replace(src, dest)
+            src = dest
+        moved = move_aside(src)
+        res.corrupt.append(CorruptFile(str(shown or src), algorithm, expected, actual, str(moved) if moved else None))
+        log.warning("corrupt: %s", res.corrupt[-1].describe())
+        return None
+    # copy first, verify the copy (what we verify is exactly what we keep)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        dl.copy_atomic(src, tmp)
+        actual = _digest(spec, tmp, algorithm, dest.name)
+        if actual == expected:
+            os.replace(tmp, dest)
+            return dest
+        # a mirror or system folder is not ours: its bad copy is reported and skipped, never renamed
+        res.corrupt.append(CorruptFile(str(src), algorithm, expected, actual, None))
+        log.warning("corrupt: %s", res.corrupt[-1].describe())
+        return None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _describe_places(spec: DatasetSpec, plist: list[Place], download: bool) -> list[str]:
+    lines = [f"{p.kind}: {p.path}{'' if p.path.is_dir() else ' (no such folder)'}" for p in plist]
+    if not any(p.kind == "mirror" for p in plist):
+        lines.append("mirror: none configured ($REPRO_DATA_MIRROR unset, no data_mirror in config/config.yaml)")
+    if spec.urls:
+        if not download:
+            lines.append("download: not attempted")
+        elif dl.downloads_disabled():
+            lines.append("download: disabled ($REPRO_OFFLINE is set)")
+        else:
+            lines.append("download: " + ", ".join(spec.urls))
+    return lines
+
+
+def unavailable_error(spec: DatasetSpec, res: Resolution) -> DatasetUnavailableError:
+    """The error for a dataset whose files could not all be had: what, where searched, how to fix."""
+    missing = [f for f in spec.files if f not in res.files]
+    lines = [f"dataset {spec.name!r} ({spec.description}) is not available: missing {', '.join(missing)}.", "Searched:"]
+    lines += [f"  - {s}" for s in res.searched]
+    offline = bool(res.download_errors) and all(e.offline for e in res.download_errors)
+    for e in res.download_errors:
+        lines.append(f"  - download failed: {e}")
+    if res.corrupt:
+        lines.append("Corrupt copies (never used):")
+        lines += [f"  - {c.describe()}" for c in res.corrupt]
+    lines += _how_to_provide(spec, missing, offline)
+    msg = "\n".join(lines)
+    if res.corrupt:
+        return DatasetCorruptError(msg, res.corrupt)
+    if res.download_errors:
+        reason = "download failed: offline" if offline else "download failed"
+    elif dl.downloads_disabled():
+        reason = "download disabled (REPRO_OFFLINE)"
+    else:
+        reason = "not found"
+    return DatasetUnavailableError(msg, reason=reason)
+
+
+def _how_to_provide(spec: DatasetSpec, missing: list[str], offline: bool) -> list[str]:
+    stored = [m + ".gz" if spec.kind == "idx" else m for m in missing]
+    urls = [u for f in missing for u, _ in _download_urls(spec, f)[:1]]
+    out = ["How to provide it:"]
+    if offline:
+        out.append("  The network is unreachable from this machine.")
+    out.append(f"  * with internet access: run `repro data fetch {spec.name}` (downloads and verifies)")
+    out.append(
+        f"  * offline: fetch {', '.join(stored)} elsewhere ({', '.join(urls) or spec.homepage}), put them in "
+        f"<mirror>/{spec.mirror_dirs[0]}/ and set REPRO_DATA_MIRROR=<mirror> (or data_mirror in config/config.yaml), "
+        f"or copy them into {raw_dir(spec.name)}/"
+    )
+    return out
