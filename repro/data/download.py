@@ -84,3 +84,17 @@ def copy_atomic(src: Path, dest: Path) -> Path:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return dest
+
+
+def probe(url: str) -> str | None:
+    """None if ``url`` answers (HEAD request, short timeout); else a short reason ("offline", "HTTP 404")."""
+    if downloads_disabled():
+        return "offline (REPRO_OFFLINE set)"
+    try:
+        req = urllib.request.Request(url, method="HEAD", headers={"User-Agent": "repro-data/1.0"})
+        with urllib.request.urlopen(req, timeout=min(timeout_s(), 5.0)):
+            return None
+    except urllib.error.HTTPError as e:
+        return f"HTTP {e.code}"
+    except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError, OSError):
+        return "offline"

@@ -97,7 +97,7 @@ def load_femnist() -> DatasetArrays:
             "  * or put either under <mirror>/femnist/ with REPRO_DATA_MIRROR=<mirror>.",
         ]
     )
-    raise DatasetUnavailableError(msg, reason="not provided (user path)")
+    raise DatasetUnavailableError(msg, reason="not provided: set REPRO_FEMNIST_DIR")
 
 
 def _read_emnist(train, test) -> dict:
