@@ -1,0 +1,118 @@
+"""APPLE (J. Luo, S. Wu, "Adapt to Adaptation: Learning Personalization for Cross-Silo FL", IJCAI 2022), vectorised.
+
+Client n keeps a core model c_n and directed-relationship weights p_n in R^N (init 1/N). Per round it
+downloads every core (others as received through ``upload`` then ``download``; its own core clean)
+and, per minibatch (guide dp_ditto §6):
+  w_n = sum_j p_nj c_j                          (personalised model)
+  c_n <- c_n - eta_c p_nn grad_w L(w_n)
+  p_nj <- p_nj - eta_p (g_nj + lam(r) mu (p_nj - p0_j)),  g_nj = mean over parameter tensors of the
+          element-mean of grad_w L(w_n) * c_j  (TsingZ0/PFLlib normalisation)
+  lam(r) = (cos(r pi / L_r) + 1)/2 for round r < L_r = L*T, else 0.
+Uploads c_n; personalised model evaluated: sum_j p_nj c_j.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+from repro.algorithms.ditto import PFLSetup
+from repro.engine.train import batch_grad
+
+
+@dataclass
+class AppleState:
+    cores: torch.Tensor  # c_n [N, P] (clean, client side)
+    received: torch.Tensor  # latest received upload of every core [N, P]
+    p: torch.Tensor  # [N, N]
+    info: dict = field(default_factory=dict)
+
+
+def mix(p: torch.Tensor, downloaded: torch.Tensor) -> torch.Tensor:
+    """w_n = sum_j p_nj D_n[j]: ``p`` [K, N], ``downloaded`` [K, N, P] -> [K, P]."""
+    return torch.bmm(p.unsqueeze(1), downloaded).squeeze(1)
+
+
+def tensor_mean_products(model, grad: torch.Tensor, downloaded: torch.Tensor) -> torch.Tensor:
+    """g_nj = (1/#tensors) sum_k mean_{e in tensor k} grad_n[e] * D_n[j][e] -> [K, N]."""
+    out = torch.zeros(downloaded.shape[0], downloaded.shape[1], dtype=grad.dtype, device=grad.device)
+    for spec in model.params:
+        sl = slice(spec.offset, spec.offset + spec.numel)
+        out += torch.bmm(downloaded[:, :, sl], grad[:, sl].unsqueeze(2)).squeeze(2) / spec.numel
+    return out / len(model.params)
+
+
+class Apple:
+    name = "apple"
+
+    def __init__(self, setup: PFLSetup, lr_p: float = 0.01, mu: float = 0.0, L: float = 1.0, total_rounds: int = 1,
+                 core_lr: float | None = None):
+        if lr_p < 0 or mu < 0 or L <= 0 or total_rounds < 1:
+            raise ValueError(f"APPLE needs lr_p >= 0, mu >= 0, L > 0, total_rounds >= 1; got {lr_p}, {mu}, {L}, {total_rounds}")
+        self.setup, self.lr_p, self.mu, self.L, self.T = setup, float(lr_p), float(mu), float(L), int(total_rounds)
+        self.core_lr = setup.lr * setup.num_clients if core_lr is None else float(core_lr)  # eta_c = eta * N
+
+    def init(self, theta0: torch.Tensor) -> AppleState:
+        N = self.setup.num_clients
+        rows = theta0.reshape(1, -1).to(self.setup.device).repeat(N, 1)
+        p = torch.full((N, N), 1.0 / N, device=self.setup.device)
+        return AppleState(rows.clone(), rows.clone(), p)
+
+    def lam_schedule(self, r: int) -> float:
+        """lam(r) = (cos(r pi / L_r) + 1)/2 for r < L_r = L*T, else 0."""
+        lr_ = self.L * self.T
+        return (math.cos(r * math.pi / lr_) + 1) / 2 if r < lr_ else 0.0
+
+    def downloads(self, received: torch.Tensor, cores: torch.Tensor, S: torch.Tensor, t: int) -> torch.Tensor:
+        """D ``[K, N, P]``: all received cores through ``download`` to each receiver; own row clean."""
+        K, N = len(S), received.shape[0]
+        senders_rows = received.unsqueeze(0).expand(K, N, -1).reshape(K * N, -1)
+        receivers = S.repeat_interleave(N)
+        D = self.setup.download(senders_rows, receivers, t).reshape(K, N, -1).clone()
+        D[torch.arange(K, device=D.device), S] = cores[S]
+        return D
+
+    def round(self, state: AppleState, t: int, clients=None) -> AppleState:
+        s = self.setup
+        S = s.clients_or_all(clients)
+        K = len(S)
+        D = self.downloads(state.received, state.cores, S, t)
+        p = state.p[S].clone()
+        p0 = torch.full_like(p, 1.0 / s.num_clients)
+        lam = self.lam_schedule(t)
+        plan = s.plan(t)
+        own = (torch.arange(K, device=D.device), S)
+        for step in range(plan.num_steps):
+            act = plan.active[step, S]
+            if not bool(act.any()):
+                continue
+            x, y = s.train.gather(S, plan.positions[step, S])
+            w = mix(p, D)
+            g, _ = batch_grad(s.model, w, x, y, plan.mask[step, S])
+            pnn = p[own].unsqueeze(1)
+            a = act.unsqueeze(1)
+            new_core = D[own] - self.core_lr * pnn * g
+            gp = tensor_mean_products(s.model, g, D)
+            new_p = p - self.lr_p * (gp + lam * self.mu * (p - p0))
+            D[own] = torch.where(a, new_core, D[own])
+            p = torch.where(a, new_p, p)
+        cores = state.cores.clone()
+        cores[S] = D[own]
+        received = state.received.clone()
+        received[S] = s.upload(D[own], S, t)
+        pall = state.p.clone()
+        pall[S] = p
+        return AppleState(cores, received, pall, state.info)
+
+    def personalized(self, state: AppleState) -> torch.Tensor:
+        """sum_j p_nj c_j with each client's own view (own core clean, others as last received)."""
+        N = self.setup.num_clients
+        S = torch.arange(N, device=state.cores.device)
+        out = []
+        for chunk in torch.split(S, 5):
+            D = state.received.unsqueeze(0).expand(len(chunk), N, -1).clone()
+            D[torch.arange(len(chunk)), chunk] = state.cores[chunk]
+            out.append(mix(state.p[chunk], D))
+        return torch.cat(out)

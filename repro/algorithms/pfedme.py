@@ -1,0 +1,75 @@
+"""pFedMe (T. Dinh, N. Tran, J. Nguyen, "Personalized FL with Moreau Envelopes", NeurIPS 2020), vectorised.
+
+Per round, every participating client n (guide dp_ditto §6):
+  w_n <- w~ (received global), theta_n <- w~
+  per minibatch:  K inner steps  theta <- theta - eta_p (grad f(theta; batch) + lam (theta - w_n))
+                  (approximate solve of the Moreau envelope's inner problem, [22] eq. (7))
+                  w_n <- w_n - eta * lam (w_n - theta)          (outer update, [22] Alg. 1)
+  upload w_n (through ``setup.upload``); server w~ <- (1 - beta) w~_prev + beta * mean_n(w~_n).
+Personalised model evaluated: theta_n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from repro.algorithms.ditto import PFLSetup
+from repro.engine.train import batch_grad
+
+
+@dataclass
+class PFedMeState:
+    global_params: torch.Tensor  # [P]
+    personal: torch.Tensor  # theta [N, P]
+    info: dict = field(default_factory=dict)
+
+
+def moreau_inner_solve(model, theta, w, x, y, mask, lam: float, personal_lr: float, steps: int) -> torch.Tensor:
+    """K gradient steps on h(theta) = f(theta; batch) + lam/2 ||theta - w||^2 for every row (inactive
+    rows: empty mask -> zero data gradient, so they only move towards w; callers pass active rows)."""
+    for _ in range(int(steps)):
+        g, _ = batch_grad(model, theta, x, y, mask)
+        theta = theta - personal_lr * (g + lam * (theta - w))
+    return theta
+
+
+class PFedMe:
+    name = "pfedme"
+
+    def __init__(self, setup: PFLSetup, lam: float = 15.0, inner_steps: int = 5, personal_lr: float = 0.09, beta: float = 1.0):
+        if lam <= 0 or inner_steps < 1 or personal_lr <= 0 or not 0 < beta <= 2:
+            raise ValueError(f"pFedMe needs lam > 0, inner_steps >= 1, personal_lr > 0, beta in (0, 2]; got "
+                             f"{lam}, {inner_steps}, {personal_lr}, {beta}")
+        self.setup, self.lam, self.K, self.eta_p, self.beta = setup, float(lam), int(inner_steps), float(personal_lr), float(beta)
+
+    def init(self, theta0: torch.Tensor) -> PFedMeState:
+        theta0 = theta0.reshape(-1).to(self.setup.device)
+        return PFedMeState(theta0.clone(), theta0.unsqueeze(0).repeat(self.setup.num_clients, 1))
+
+    def round(self, state: PFedMeState, t: int, clients=None) -> PFedMeState:
+        s = self.setup
+        S = s.clients_or_all(clients)
+        w = s.broadcast(state.global_params, S, t)  # [K, P]
+        theta = w.clone()
+        plan = s.plan(t)
+        pos, mask, active = plan.positions[:, S], plan.mask[:, S], plan.active[:, S]
+        for step in range(plan.num_steps):
+            act = active[step]
+            if not bool(act.any()):
+                continue
+            x, y = s.train.gather(S, pos[step])
+            new_theta = moreau_inner_solve(s.model, theta, w, x, y, mask[step], self.lam, self.eta_p, self.K)
+            new_w = w - s.lr * self.lam * (w - new_theta)
+            a = act.unsqueeze(1)
+            theta, w = torch.where(a, new_theta, theta), torch.where(a, new_w, w)
+        received = s.upload(w, S, t)
+        mean = s.aggregate(received, S)
+        new_global = (1 - self.beta) * state.global_params + self.beta * mean
+        personal = state.personal.clone()
+        personal[S] = theta
+        return PFedMeState(new_global, personal, state.info)
+
+    def personalized(self, state: PFedMeState) -> torch.Tensor:
+        return state.personal
