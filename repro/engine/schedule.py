@@ -1,0 +1,103 @@
+"""Minibatch schedules for all clients of one round, drawn at once from the ``data_order`` stream.
+
+A ``BatchPlan`` holds, for every local step ``s`` and client ``n``, the positions (within client
+``n``'s data) of the samples of its minibatch, ``positions[s, n, :]``, and a ``mask`` marking real
+samples (a partial last batch, or a client that has no batch at step ``s``, is padded with
+position 0 and masked out). ``active[s, n]`` says whether client ``n`` takes step ``s`` at all.
+
+Two kinds:
+
+* ``epoch_plan``: E passes over each client's data, a fresh uniform permutation per pass, batches
+  of ``batch_size`` in order, the last one partial. Client n takes ceil(M_n / B) steps per epoch;
+  epochs are aligned across clients (a small client idles at the end of each epoch).
+* ``step_plan``: a fixed number of steps; each step draws, per client, a uniform minibatch without
+  replacement of size ``min(b_n, M_n)`` (``b_n`` may differ per client).
+
+Permutations are vectorised: uniform keys ``[N, M_max]``, padding set to +inf, ``argsort``.
+The generator is a CPU ``torch.Generator`` (use ``RngStreams.torch("data_order", key=round)`` so the
+order depends only on (seed, round)); the plan is then moved to ``device``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class BatchPlan:
+    positions: torch.Tensor  # [S, N, B] int64
+    mask: torch.Tensor  # [S, N, B] bool
+    active: torch.Tensor  # [S, N] bool
+
+    @property
+    def num_steps(self) -> int:
+        return int(self.positions.shape[0])
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.positions.shape[2])
+
+    def steps_per_client(self) -> torch.Tensor:
+        return self.active.sum(0)
+
+    def to(self, device) -> "BatchPlan":
+        return BatchPlan(self.positions.to(device), self.mask.to(device), self.active.to(device))
+
+
+def _check(sizes, batch_size):
+    sizes = torch.as_tensor(sizes, dtype=torch.int64).cpu()
+    if sizes.dim() != 1 or len(sizes) == 0 or int(sizes.min()) < 1:
+        raise ValueError(f"sizes must be a non-empty 1-D list of positive client sizes, got {sizes.tolist()}")
+    return sizes
+
+
+def _permutations(sizes: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """``[N, M_max]``: row n starts with a uniform permutation of 0..M_n-1 (then padding positions)."""
+    n, m = len(sizes), int(sizes.max())
+    keys = torch.rand(n, m, generator=generator, dtype=torch.float64)
+    keys.masked_fill_(torch.arange(m).unsqueeze(0) >= sizes.unsqueeze(1), 2.0)
+    return torch.argsort(keys, dim=1, stable=True)
+
+
+def epoch_plan(sizes, batch_size: int, epochs: int, generator: torch.Generator, device="cpu") -> BatchPlan:
+    """``epochs`` passes over each client's data in minibatches of ``batch_size`` (last one partial)."""
+    sizes = _check(sizes, batch_size)
+    if int(batch_size) < 1 or int(epochs) < 1:
+        raise ValueError(f"batch_size and epochs must be >= 1, got {batch_size}, {epochs}")
+    b, n = int(batch_size), len(sizes)
+    steps = -(-int(sizes.max()) // b)
+    slot = torch.arange(steps * b).view(1, steps, b)  # position of a slot within the epoch
+    valid = (slot < sizes.view(n, 1, 1)).permute(1, 0, 2)  # [S_e, N, B]
+    pos, masks = [], []
+    for _ in range(int(epochs)):
+        perm = _permutations(sizes, generator)
+        perm = torch.nn.functional.pad(perm, (0, steps * b - perm.shape[1]))
+        p = perm.view(n, steps, b).permute(1, 0, 2)
+        pos.append(torch.where(valid, p, 0))
+        masks.append(valid)
+    positions, mask = torch.cat(pos), torch.cat(masks)
+    return BatchPlan(positions.contiguous(), mask.contiguous(), mask[:, :, 0].contiguous()).to(device)
+
+
+def step_plan(sizes, batch_size, steps: int, generator: torch.Generator, device="cpu") -> BatchPlan:
+    """``steps`` minibatches per client, each uniform without replacement of size min(b_n, M_n).
+
+    ``batch_size`` is an int or a per-client sequence ``b_n``.
+    """
+    sizes = _check(sizes, batch_size)
+    b = torch.as_tensor(batch_size, dtype=torch.int64).cpu().expand(len(sizes)).clone()
+    if int(b.min()) < 1 or int(steps) < 1:
+        raise ValueError(f"batch sizes and steps must be >= 1, got {b.tolist()}, {steps}")
+    b = torch.minimum(b, sizes)
+    bmax = int(b.max())
+    pos, masks = [], []
+    slot = torch.arange(bmax).unsqueeze(0)
+    for _ in range(int(steps)):
+        perm = _permutations(sizes, generator)[:, :bmax]
+        valid = slot < b.unsqueeze(1)
+        pos.append(torch.where(valid, perm, 0))
+        masks.append(valid)
+    positions, mask = torch.stack(pos), torch.stack(masks)
+    return BatchPlan(positions, mask, mask[:, :, 0].clone()).to(device)

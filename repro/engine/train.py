@@ -1,0 +1,235 @@
+"""Batched local SGD and evaluation for many models at once.
+
+Models are rows of a flat stack ``theta`` ``[R, P]`` (see ``repro.models``); row ``r`` trains on the
+data of client ``row_client[r]`` (default: row n = client n). Several rows may share a client
+(DP-Ditto's global-track model and its personalised models for several lambda use the same batches).
+
+One step for all rows (eq. numbers: the generic proximal objective, FedProx (3) of ota_jammer):
+
+    g_r   = loss_scale_r * grad mean_{b in batch} CE(model_r(x_b), y_b)
+    FedProx / Ditto pull:  p_r = mu_r * (w_r - anchor_r)
+    momentum m (PyTorch convention, buffer reset every call):  v_r <- m v_r + (g_r [+ p_r])
+    w_r <- w_r - lr_r * (v_r [+ p_r])          # p_r inside the momentum iff prox_in_momentum
+
+With ``loss_scale = 1 - lambda/2`` and ``mu = lambda`` this is DP-Ditto's personalised step (eq. 34).
+A row with no batch at a step (its client's epoch is over) is not updated. Rows are internally
+ordered by their number of steps so that the rows active at a step are a prefix: each step works on
+views ``theta[:k]`` and skips idle rows at no cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from repro.engine.data import ClientData
+from repro.engine.schedule import BatchPlan
+
+
+def _per_row(value, rows: int, name: str, device, dtype) -> float | torch.Tensor:
+    """A float stays a float; a sequence/tensor becomes ``[R, 1]``."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    t = torch.as_tensor(value, dtype=dtype, device=device).reshape(-1)
+    if t.numel() == 1:
+        return float(t)
+    if t.numel() != rows:
+        raise ValueError(f"{name} must be a scalar or have one value per row ({rows}), got {t.numel()}")
+    return t.unsqueeze(1)
+
+
+def batch_loss(model, theta: torch.Tensor, x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-row mean cross-entropy over the masked batch, and per-row number of correct predictions.
+
+    ``theta`` ``[R, P]``, ``x`` ``[R, B, ...]``, ``y``/``mask`` ``[R, B]`` -> (loss ``[R]``, correct ``[R]``).
+    Rows whose mask is empty get loss 0.
+    """
+    logits = model.forward(theta, x)
+    correct = ((logits.argmax(-1) == y) & mask).sum(1)
+    return _masked_mean_ce(logits, y, mask), correct
+
+
+def _masked_mean_ce(logits, y, mask):
+    ce = F.cross_entropy(logits.flatten(0, 1), y.reshape(-1), reduction="none").view_as(mask)
+    m = mask.to(ce.dtype)
+    return (ce * m).sum(1) / m.sum(1).clamp(min=1.0)
+
+
+def batch_grads(model, params: dict[str, torch.Tensor], x, y, mask, loss_scale=1.0) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+    """Gradients ``name -> [R, *shape]`` of ``loss_scale_r * batch_loss_r`` for all rows at once, and the
+    losses ``[R]``. ``params`` is ``name -> [R, *shape]`` (e.g. ``model.views(theta)``)."""
+    # one leaf per parameter tensor (differentiating through column slices of a flat stack would
+    # zero-fill and scatter a full [R, P] buffer per parameter and step)
+    leaves = {k: v.detach().requires_grad_(True) for k, v in params.items()}
+    with torch.enable_grad():
+        logits = model.forward_views(leaves, x)
+        loss = _masked_mean_ce(logits, y, mask)
+        total = (loss * loss_scale.reshape(-1)).sum() if isinstance(loss_scale, torch.Tensor) else loss.sum() * loss_scale
+        grads = torch.autograd.grad(total, list(leaves.values()))
+    return dict(zip(leaves, grads)), loss.detach()
+
+
+def batch_grad(model, theta: torch.Tensor, x, y, mask, loss_scale=1.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Flat gradient ``[R, P]`` of ``loss_scale_r * batch_loss_r`` for every row of ``theta`` ``[R, P]``."""
+    grads, loss = batch_grads(model, model.views(theta), x, y, mask, loss_scale)
+    return torch.cat([g.reshape(g.shape[0], -1) for g in grads.values()], dim=1), loss
+
+
+def local_sgd(
+    model,
+    theta: torch.Tensor,
+    data: ClientData,
+    plan: BatchPlan,
+    *,
+    lr,
+    momentum: float = 0.0,
+    mu=0.0,
+    anchor: torch.Tensor | None = None,
+    loss_scale=1.0,
+    row_client: torch.Tensor | None = None,
+    prox_in_momentum: bool = True,
+) -> torch.Tensor:
+    """Run the steps of ``plan`` for every row of ``theta`` ``[R, P]``; returns the trained stack (a new tensor).
+
+    ``lr``, ``mu``, ``loss_scale``: a float or one value per row. ``anchor``: ``[R, P]`` or ``[P]``
+    (required when any ``mu`` is non-zero; it is not modified). ``row_client`` ``[R]``: which client's
+    data each row uses (default ``arange(N)``, then R must equal N). ``momentum``: heavy-ball factor
+    (PyTorch SGD convention), buffer starts at zero at every call. ``prox_in_momentum``: whether the
+    proximal gradient goes through the momentum buffer (True = PyTorch SGD on the loss
+    ``F + mu/2 ||w - anchor||^2``; False = added after the momentum, as ota_jammer §7.4).
+    """
+    rows, device = theta.shape[0], theta.device
+    if row_client is None:
+        if rows != data.num_clients:
+            raise ValueError(f"theta has {rows} rows but data has {data.num_clients} clients; pass row_client")
+        row_client = torch.arange(rows, device=device)
+    row_client = torch.as_tensor(row_client, dtype=torch.int64, device=device)
+    lr_r = _per_row(lr, rows, "lr", device, theta.dtype)
+    mu_r = _per_row(mu, rows, "mu", device, theta.dtype)
+    scale_r = _per_row(loss_scale, rows, "loss_scale", device, theta.dtype)
+    use_prox = not (isinstance(mu_r, float) and mu_r == 0.0)
+    if use_prox and anchor is None:
+        raise ValueError("mu != 0 needs an anchor (the proximal reference model)")
+
+    # order rows by their number of steps (descending) so the active rows of a step are a prefix
+    active = plan.active.to(device)[:, row_client]  # [S, R]
+    order = torch.argsort(active.sum(0), descending=True, stable=True)
+    active = active[:, order]
+    k_per_step = active.sum(1).tolist()
+    prefix = all(bool(active[s, :k].all()) for s, k in enumerate(k_per_step)) if rows else True
+    if not prefix:  # general pattern: work on all rows, freeze idle ones through the mask
+        k_per_step = [rows] * plan.num_steps
+    rc = row_client[order]
+    abs_rows = data.offsets[rc].view(1, -1, 1) + plan.positions.to(device)[:, rc]  # [S, R, B]
+    mask = plan.mask.to(device)[:, rc]
+
+    # per-parameter contiguous copies for the hot loop (one copy in, one out per call)
+    w = {k: v[order].contiguous() for k, v in model.views(theta).items()}
+    sort = lambda v: v[order] if isinstance(v, torch.Tensor) else v  # noqa: E731
+    lr_r, mu_r, scale_r = sort(lr_r), sort(mu_r), sort(scale_r)
+    ref = None
+    if use_prox:
+        a = anchor.to(device)
+        a = a[order] if a.dim() == 2 else a.unsqueeze(0).expand(rows, -1)
+        ref = model.views(a)
+    buf = {k: torch.zeros_like(v) for k, v in w.items()} if momentum else None
+
+    for s, k in enumerate(k_per_step):
+        if k == 0:
+            continue
+        idx, m = abs_rows[s, :k], mask[s, :k]
+        params = {name: v[:k] for name, v in w.items()}
+        grads, _ = batch_grads(model, params, data.x[idx], data.y[idx], m, _head(scale_r, k))
+        act = None if prefix else active[s, :k]
+        for name, wk in params.items():
+            _sgd_update(wk, grads[name], _head(lr_r, k), momentum, buf[name][:k] if buf is not None else None,
+                        _head(mu_r, k) if use_prox else None, ref[name][:k] if use_prox else None, prox_in_momentum, act)
+    out = torch.empty_like(theta)
+    flat = torch.cat([v.reshape(rows, -1) for v in w.values()], dim=1)
+    out[order] = flat
+    return out
+
+
+def _rowwise(v, like: torch.Tensor):
+    """A float, or a per-row ``[k, 1]`` tensor reshaped to broadcast against ``like`` ``[k, ...]``."""
+    return v if isinstance(v, float) else v.reshape(-1, *([1] * (like.dim() - 1)))
+
+
+def _sgd_update(w, g, lr, momentum, buf, mu, ref, prox_in_momentum, active):
+    """In-place SGD step on one parameter tensor ``w`` ``[k, ...]`` (see module docstring)."""
+    prox = None
+    if mu is not None:
+        prox = (w - ref).mul_(_rowwise(mu, w)) if not isinstance(mu, float) else (w - ref).mul_(mu)
+        if prox_in_momentum:
+            g = g.add_(prox)
+    if buf is not None:
+        if active is None:
+            step = buf.mul_(momentum).add_(g)
+        else:  # idle rows keep their momentum buffer
+            step = torch.where(_rowwise(active, w), buf * momentum + g, buf)
+            buf.copy_(step)
+    else:
+        step = g
+    if prox is not None and not prox_in_momentum:
+        step = step + prox
+    if active is not None:
+        step = step * _rowwise(active, w).to(step.dtype)
+    if isinstance(lr, float):
+        w.sub_(step, alpha=lr)
+    else:
+        w.sub_(step * _rowwise(lr, w))
+
+
+def _head(v, k):
+    return v[:k] if isinstance(v, torch.Tensor) else v
+
+
+@dataclass
+class EvalResult:
+    """Per-row mean cross-entropy, accuracy and sample count."""
+
+    loss: torch.Tensor  # [R]
+    accuracy: torch.Tensor  # [R]
+    count: torch.Tensor  # [R]
+
+    def weighted_mean(self, what: str = "accuracy") -> float:
+        """Sample-weighted mean over rows (TsingZ0/PFLlib convention)."""
+        v = getattr(self, what).double()
+        c = self.count.double()
+        return float((v * c).sum() / c.sum())
+
+
+@torch.no_grad()
+def evaluate(model, theta: torch.Tensor, data: ClientData, row_client: torch.Tensor | None = None, chunk: int | None = None) -> EvalResult:
+    """Loss and accuracy of row ``r`` of ``theta`` on all samples of client ``row_client[r]``.
+
+    ``theta`` may be ``[P]`` or ``[1, P]`` (one model, e.g. the global one, on every client).
+    Processes ``chunk`` positions of every client per forward pass (default: ~8M input values).
+    """
+    device = data.device
+    if theta.dim() == 1:
+        theta = theta.unsqueeze(0)
+    if row_client is None:
+        row_client = torch.arange(data.num_clients, device=device)
+    row_client = torch.as_tensor(row_client, dtype=torch.int64, device=device)
+    rows = len(row_client)
+    if theta.shape[0] == 1 and rows > 1:
+        theta = theta.expand(rows, -1)
+    sizes = data.sizes[row_client]
+    feat = max(1, data.x[0].numel())
+    if chunk is None:
+        chunk = max(64, (8_000_000 // (feat * rows)))
+    mmax = int(sizes.max())
+    loss_sum = torch.zeros(rows, dtype=torch.float64, device=device)
+    correct = torch.zeros(rows, dtype=torch.int64, device=device)
+    for start in range(0, mmax, chunk):
+        pos = torch.arange(start, min(start + chunk, mmax), device=device).unsqueeze(0).expand(rows, -1)
+        mask = pos < sizes.unsqueeze(1)
+        x, y = data.gather(row_client, torch.where(mask, pos, 0))
+        loss, corr = batch_loss(model, theta, x, y, mask)
+        loss_sum += loss.double() * mask.sum(1)
+        correct += corr
+    count = sizes.double()
+    return EvalResult((loss_sum / count).float(), (correct.double() / count).float(), sizes)
