@@ -104,7 +104,9 @@ class PathologicalPartitioner:
     fewer than k classes receive it; its samples (shuffled with the seed) are cut into that many
     chunks: equal chunks (the last one takes the remainder) when ``balance``, else random sizes
     between a tenth of and the equal share (PFLlib's unbalanced variant). With 20 clients, k = 2 and
-    10 classes, clients 4g..4g+3 hold classes {2g, 2g+1}.
+    10 classes, clients 4g..4g+3 hold classes {2g, 2g+1}. Every client holds exactly k classes when
+    ``num_clients * k`` and the number of classes are multiples of ``num_classes`` and k; otherwise
+    (as in PFLlib) the last clients may hold fewer than k.
 
     Raises :class:`PartitionError` when the rule leaves a class without a client or a client
     without a class (choose ``num_clients * classes_per_client`` a multiple of the number of classes).
