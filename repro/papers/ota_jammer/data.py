@@ -1,0 +1,98 @@
+"""Data of the ota_jammer experiments: the paper's 50-client FEMNIST split (or its MNIST surrogate)
+and the FedProx synthetic-IID set (guide §7).
+
+FEMNIST split (§7.1-7.2): client u holds classes (u + j) mod 10, j = 0..4, with the paper's per-client
+train/test sizes (16,421 / 1,924 in all), drawn without replacement per class. With real EMNIST/FEMNIST
+(a user path, ``repro.data.load_dataset("femnist")``) the classes are lowercase a-j; otherwise MNIST
+digits 0-9 stand in (labelled as a surrogate in every figure). The split is fixed across trials.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from repro.papers.ota_jammer.theory import FEMNIST_TEST_SIZES, FEMNIST_TRAIN_SIZES
+
+#: EMNIST byclass labels of lowercase a..j (digits 0-9, uppercase 10-35, lowercase 36-61).
+EMNIST_LOWER_A_TO_J = tuple(range(36, 46))
+SURROGATE_NOTE = "FEMNIST surrogate: MNIST digits 0-9 with the paper's FedProx-style split (50 clients, 5 classes each)"
+FEMNIST_NOTE = "FEMNIST lowercase a-j, the paper's FedProx-style split (50 clients, 5 classes each)"
+
+
+@dataclass
+class FederatedSplit:
+    """Flattened float inputs in [0, 1] per client, the pooled test set, and what data it is."""
+
+    train_x: list  # per client float32 [n_u, features]
+    train_y: list  # per client int64 [n_u]
+    test_x: np.ndarray  # pooled [N_test, features]
+    test_y: np.ndarray
+    note: str  # dataset label for titles and the claims report
+    real: bool  # True for the paper's dataset, False for a surrogate
+
+
+def class_sets(num_clients: int, classes_per_client: int, num_classes: int) -> list[list[int]]:
+    """Client u holds classes ``(u + j) mod num_classes``, j = 0..k-1 (FedProx nist generator)."""
+    if not (1 <= classes_per_client <= num_classes):
+        raise ValueError(f"classes_per_client must be in 1..{num_classes}, got {classes_per_client}")
+    return [[(u + j) % num_classes for j in range(classes_per_client)] for u in range(num_clients)]
+
+
+def _split_indices(labels: np.ndarray, sizes, sets, seed: int) -> list[np.ndarray]:
+    from repro.data.partition import LabelSkewPartitioner
+
+    return LabelSkewPartitioner(tuple(sizes), tuple(map(tuple, sets)), seed=seed).split(labels)
+
+
+def _source_arrays():
+    """(train_x, train_y, test_x, test_y, note, real): EMNIST a-j if the user provided it, else MNIST."""
+    from repro.data import DatasetUnavailableError, load_dataset
+
+    try:
+        ds = load_dataset("femnist")
+        keep = {c: i for i, c in enumerate(EMNIST_LOWER_A_TO_J)}
+        out = []
+        for x, y in ((ds.train_x, ds.train_y), (ds.test_x, ds.test_y)):
+            sel = np.isin(y, EMNIST_LOWER_A_TO_J)
+            out += [x[sel], np.vectorize(keep.get)(y[sel]).astype(np.int64)]
+        return (*out, FEMNIST_NOTE, True)
+    except DatasetUnavailableError:
+        ds = load_dataset("mnist")
+        return ds.train_x, ds.train_y, ds.test_x, ds.test_y, SURROGATE_NOTE, False
+
+
+def femnist_split(seed: int = 0, num_clients: int = 50, classes_per_client: int = 5, num_classes: int = 10,
+                  size_scale: float = 1.0) -> FederatedSplit:
+    """The paper's split (guide §7.2). ``size_scale < 1`` shrinks every client (smoke tests only)."""
+    if num_clients != len(FEMNIST_TRAIN_SIZES):
+        raise ValueError(f"the paper's split has {len(FEMNIST_TRAIN_SIZES)} clients, got num_clients={num_clients}")
+    if not (0 < size_scale <= 1):
+        raise ValueError(f"size_scale must be in (0, 1], got {size_scale}")
+    trx, trY, tex, teY, note, real = _source_arrays()
+    sets = class_sets(num_clients, classes_per_client, num_classes)
+    tr_sizes = [max(classes_per_client, int(round(n * size_scale))) for n in FEMNIST_TRAIN_SIZES]
+    te_sizes = [max(1, int(round(n * size_scale))) for n in FEMNIST_TEST_SIZES]
+    tr_idx = _split_indices(trY, tr_sizes, sets, seed)
+    te_idx = _split_indices(teY, te_sizes, sets, seed + 1)
+    flat = lambda a: (a.reshape(len(a), -1).astype(np.float32) / 255.0)  # noqa: E731  (x/255, no standardisation)
+    te_all = np.concatenate(te_idx)
+    return FederatedSplit([flat(trx[i]) for i in tr_idx], [trY[i].astype(np.int64) for i in tr_idx],
+                          flat(tex[te_all]), teY[te_all].astype(np.int64), note, real)
+
+
+def synthetic_iid_split(num_clients: int = 50, seed: int = 0, test_fraction: float = 0.1) -> FederatedSplit:
+    """FedProx Synthetic-IID (guide §7.5): 60 features, 10 classes, lognormal(4, 2) + 50 samples per client,
+    ``floor(0.9 n)`` for training; the pooled test set is the union of the client test parts."""
+    from repro.data.synthetic import fedprox_synthetic
+
+    clients = fedprox_synthetic(alpha=0.0, beta=0.0, num_clients=num_clients, sizes=None, seed=seed, iid=True)
+    trx, trY, tex, teY = [], [], [], []
+    for x, y in clients:
+        n_tr = int(np.floor((1 - test_fraction) * len(y)))
+        trx.append(np.asarray(x[:n_tr], np.float32)), trY.append(np.asarray(y[:n_tr], np.int64))
+        tex.append(np.asarray(x[n_tr:], np.float32)), teY.append(np.asarray(y[n_tr:], np.int64))
+    return FederatedSplit(trx, trY, np.concatenate(tex), np.concatenate(teY),
+                          "synthetic i.i.d. (FedProx Synthetic-IID recipe, 50 clients)", True)
+
