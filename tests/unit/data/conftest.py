@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import pickle
 import struct
 import tarfile
@@ -20,7 +21,9 @@ from repro.data.errors import DownloadError
 from repro.data.registry import IDX_FILES
 
 REAL_DOWNLOAD = dl.download_file
-REAL_MIRROR = Path(__file__).resolve().parents[3].parent / "shared" / "datasets"
+# the real offline copies: $REPRO_DATA_MIRROR as given to the test run (tests/conftest.py defaults it to
+# ../shared/datasets), read before the per-test fixture points the variable at an empty folder
+REAL_MIRROR = Path(os.environ.get("REPRO_DATA_MIRROR", "").split(os.pathsep)[0] or Path(__file__).resolve().parents[3].parent / "shared" / "datasets")
 
 
 @pytest.fixture(autouse=True)
