@@ -1,0 +1,175 @@
+"""Quantisers for stacked uploads ``[N, P]``: deterministic uniform R-bit, unbiased stochastic
+rounding, subtractive dithering.
+
+Uniform R-bit grid over ``[-A, A]`` (WPFL eqs. (6)-(8)): ``Delta = 2A/(2^R - 1)``, levels
+``chi_k = -A + k Delta``, ``k = 0 .. 2^R - 1``. ``A`` may be a float or per client ``[N]``.
+
+* ``uniform_indices(x, A, R)``: nearest level, out-of-range values to the end levels (WPFL (43)):
+  ``k = clip(round((x + A)/Delta), 0, 2^R - 1)``; the error is at most ``Delta/2`` inside the range.
+* ``stochastic_indices(x, A, R, gen)``: ``k = floor(t) + Bernoulli(t - floor(t))``, ``t = (clip(x) + A)/Delta``:
+  unbiased, ``E[Q(x)] = x`` for ``|x| <= A``, error below ``Delta``.
+* ``subtractive_dither(x, step, gen)``: ``k = round((x + U)/step)``, reconstruction ``k step - U``,
+  ``U ~ U(-step/2, step/2)`` shared with the receiver: the error is uniform on ``[-step/2, step/2]`` and
+  independent of ``x`` (Schuchman's condition). ``step`` may be a tensor of per-coordinate steps;
+  ``gaussian_dither_steps`` draws ``step_i = 2 sigma sqrt(2 G_i)``, ``G_i ~ Gamma(3/2, 1)``, which makes
+  the error exactly N(0, sigma^2) (WPFL §6.2 S4).
+
+Kernels work on large stacks in cache-sized chunks of rows x columns, so their several elementwise
+passes cost about one pass over memory. ``*_transform`` wrap them as upload transforms
+(``repro.privacy.chain``).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from repro.engine.rng import generator_for
+from repro.privacy.chain import Transform, per_client
+
+_CHUNK = 1 << 16  # elements per chunk (256 KiB of float32): the passes of one chunk stay in cache
+
+
+def _check_bits(bits) -> int:
+    if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 31:
+        raise ValueError(f"bits R must be an integer in 1..31, got {bits!r}")
+    return bits
+
+
+def _check_range(a):
+    if isinstance(a, float):
+        if not a > 0:
+            raise ValueError(f"quantiser range A must be > 0, got {a!r}")
+    elif not bool((a > 0).all()):
+        raise ValueError(f"quantiser range A must be > 0 for every client, got {a.flatten().tolist()[:8]}")
+    return a
+
+
+def step_size(range_a, bits: int):
+    """``Delta = 2A/(2^R - 1)`` (float or tensor like ``range_a``)."""
+    return 2.0 * range_a / (2 ** _check_bits(bits) - 1)
+
+
+def _chunks(x: torch.Tensor):
+    """(row slice, column slice) blocks of about ``_CHUNK`` elements covering ``x`` ``[N, P]``."""
+    n, p = x.shape
+    cols = min(p, _CHUNK)
+    rows = max(1, _CHUNK // cols)
+    for r in range(0, n, rows):
+        for c in range(0, p, cols):
+            yield slice(r, r + rows), slice(c, c + cols)
+
+
+def _rowparam(v, rs):
+    return v[rs] if isinstance(v, torch.Tensor) else v
+
+
+def uniform_indices(x: torch.Tensor, range_a, bits: int) -> torch.Tensor:
+    """Nearest-level indices (int32 ``[N, P]``) of ``x`` on the R-bit grid over ``[-A, A]``."""
+    a = _check_range(per_client(range_a, x, "range_a"))
+    top = float(2 ** _check_bits(bits) - 1)
+    inv = (2 ** bits - 1) / (2.0 * a)
+    out = torch.empty(x.shape, dtype=torch.int32, device=x.device)
+    for rs, cs in _chunks(x):
+        t = torch.add(_rowparam(a, rs), x[rs, cs]).mul_(_rowparam(inv, rs))  # (x + A)/Delta
+        out[rs, cs] = t.round_().clamp_(0.0, top)
+    return out
+
+
+def dequantize_uniform(indices: torch.Tensor, range_a, bits: int, dtype=torch.float32) -> torch.Tensor:
+    """Levels ``-A + k Delta`` of integer indices ``k`` ``[N, P]``."""
+    a = _check_range(per_client(range_a, indices.to(dtype)[:, :1], "range_a"))
+    delta = step_size(a, bits)
+    out = torch.empty(indices.shape, dtype=dtype, device=indices.device)
+    for rs, cs in _chunks(indices):
+        out[rs, cs] = indices[rs, cs].to(dtype).mul_(_rowparam(delta, rs)).sub_(_rowparam(a, rs))
+    return out
+
+
+def quantize_uniform(x: torch.Tensor, range_a, bits: int) -> torch.Tensor:
+    """``Q(x)``: nearest R-bit level over ``[-A, A]`` (values outside go to the end levels)."""
+    a = _check_range(per_client(range_a, x, "range_a"))
+    top = float(2 ** _check_bits(bits) - 1)
+    delta = step_size(a, bits)
+    inv = 1.0 / delta
+    out = torch.empty_like(x)
+    for rs, cs in _chunks(x):
+        ar, dr = _rowparam(a, rs), _rowparam(delta, rs)
+        t = torch.add(ar, x[rs, cs]).mul_(_rowparam(inv, rs)).round_().clamp_(0.0, top)
+        out[rs, cs] = t.mul_(dr).sub_(ar)
+    return out
+
+
+def stochastic_indices(x: torch.Tensor, range_a, bits: int, generator: torch.Generator) -> torch.Tensor:
+    """Unbiased stochastic-rounding indices (int32) on the R-bit grid over ``[-A, A]``."""
+    a = _check_range(per_client(range_a, x, "range_a"))
+    top = float(2 ** _check_bits(bits) - 1)
+    inv = (2 ** bits - 1) / (2.0 * a)
+    out = torch.empty(x.shape, dtype=torch.int32, device=x.device)
+    for rs, cs in _chunks(x):
+        t = torch.add(_rowparam(a, rs), x[rs, cs]).mul_(_rowparam(inv, rs)).clamp_(0.0, top)  # clip(x) to [-A, A]
+        u = torch.rand(t.shape, generator=generator, dtype=t.dtype, device=t.device)
+        out[rs, cs] = t.add_(u).floor_().clamp_(max=top)  # floor(t + u) = floor(t) + Bernoulli(frac t)
+    return out
+
+
+def quantize_stochastic(x: torch.Tensor, range_a, bits: int, generator: torch.Generator) -> torch.Tensor:
+    """Unbiased stochastic rounding to the R-bit grid over ``[-A, A]`` (``E[Q(x)] = clip(x, -A, A)``)."""
+    return dequantize_uniform(stochastic_indices(x, range_a, bits, generator), range_a, bits, dtype=x.dtype)
+
+
+def gaussian_dither_steps(shape, sigma: float, generator: torch.Generator, dtype=torch.float32, device="cpu") -> torch.Tensor:
+    """Per-coordinate steps ``2 sigma sqrt(2 G)``, ``G ~ Gamma(3/2, 1)``: with them the subtractive-dither
+    error is exactly N(0, sigma^2) (a uniform scale mixture with chi_3 half-widths)."""
+    if not sigma > 0:
+        raise ValueError(f"sigma must be > 0, got {sigma!r}")
+    # Gamma(3/2, 1) = chi^2_3 / 2, drawn as half the sum of three squared standard normals
+    z = torch.randn((3, *shape), generator=generator, dtype=dtype, device=device)
+    g = z.square_().sum(0).mul_(0.5)
+    return g.mul_(2.0).sqrt_().mul_(2.0 * sigma)
+
+
+def subtractive_dither(x: torch.Tensor, step, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """(indices int64, reconstruction) of subtractive dithered quantisation with step ``step``
+    (float, per client ``[N]``, or per coordinate ``[N, P]``)."""
+    if isinstance(step, torch.Tensor) and step.shape == x.shape:
+        s = step
+    else:
+        s = per_client(step, x, "step")
+    if (isinstance(s, float) and not s > 0) or (isinstance(s, torch.Tensor) and not bool((s > 0).all())):
+        raise ValueError("dither step must be > 0")
+    u = (torch.rand(x.shape, generator=generator, dtype=x.dtype, device=x.device) - 0.5) * s
+    k = torch.round((x + u) / s)
+    return k.to(torch.int64), k * s - u
+
+
+# ---- upload transforms --------------------------------------------------------------------------------
+def uniform_quantizer(range_a, bits: int) -> Transform:
+    """Upload transform: deterministic nearest-level R-bit quantisation over ``[-A, A]``."""
+    _check_bits(bits)
+
+    def apply(x, rng=None):
+        return quantize_uniform(x, range_a, bits)
+
+    apply.__name__ = f"uniform_quantizer(R={bits})"
+    return apply
+
+
+def stochastic_quantizer(range_a, bits: int, purpose: str = "quantize") -> Transform:
+    """Upload transform: unbiased stochastic rounding to the R-bit grid over ``[-A, A]``."""
+    _check_bits(bits)
+
+    def apply(x, rng):
+        return quantize_stochastic(x, range_a, bits, generator_for(rng, purpose))
+
+    apply.__name__ = f"stochastic_quantizer(R={bits})"
+    return apply
+
+
+def dithered_quantizer(step, purpose: str = "quantize") -> Transform:
+    """Upload transform: subtractive dithered quantisation (returns the receiver's reconstruction)."""
+
+    def apply(x, rng):
+        return subtractive_dither(x, step, generator_for(rng, purpose))[1]
+
+    apply.__name__ = "dithered_quantizer"
+    return apply
