@@ -12,6 +12,7 @@ from repro import paths
 from repro.results import write_text
 
 START, END = "<!-- gallery:start -->", "<!-- gallery:end -->"
+TIMING_START, TIMING_END = "<!-- timing:start -->", "<!-- timing:end -->"
 TITLES = {
     "dp_ditto": "Convergence-Privacy-Fairness Trade-Off in Personalized FL (DP-Ditto)",
     "wpfl_minmax": "Wireless PFL: Quantization-Assisted Min-Max Fair Scheduling",
@@ -40,15 +41,39 @@ def gallery_markdown(profile: str = "quick") -> str:
     return "\n".join(lines)
 
 
+def timing_markdown(profile: str = "quick") -> str:
+    """Per paper: quick-profile compute time (sum of the runs' wall_s) and the paper-profile estimate."""
+    from repro.results import read_json
+
+    lines = [TIMING_START, "",
+             f"Measured on the 2-core CPU (`{profile}` profile: sum of the runs' single-thread wall times; "
+             "`snakemake -j2` runs two at a time), and the estimated `paper` profile cost:", "",
+             "| paper | figures | runs | quick compute (s) | paper profile, estimated CPU-hours |", "|---|---|---|---|---|"]
+    for slug in ex.PAPERS:
+        figs = ex.figure_specs(slug, profile)
+        run_ids = sorted({r for f in figs for r in f.run_ids})
+        walls = [read_json(p)["wall_s"] for r in run_ids if (p := paths.run_result_path(profile, slug, r)).exists()]
+        est = [f.est_paper_minutes for f in ex.figure_specs(slug, "paper") if f.est_paper_minutes]
+        est_txt = f"{sum(est) / 60:.1f}" if est else "n/a"
+        wall_txt = f"{sum(walls):.0f}" + ("" if len(walls) == len(run_ids) else f" ({len(walls)}/{len(run_ids)} runs found)")
+        lines.append(f"| `{slug}` | {len(figs)} | {len(run_ids)} | {wall_txt} | {est_txt} |")
+    lines += ["", TIMING_END]
+    return "\n".join(lines)
+
+
+def _replace_block(text: str, start: str, end: str, block: str) -> str:
+    if start not in text or end not in text:
+        raise SystemExit(f"README.md has no markers {start} ... {end}")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return head + block + tail
+
+
 def main(argv=None) -> int:
     readme = paths.project_root() / "README.md"
-    text = readme.read_text()
-    if START not in text or END not in text:
-        print(f"README.md has no gallery markers {START} ... {END}", file=sys.stderr)
-        return 2
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    write_text(readme, head + gallery_markdown() + tail)
+    text = _replace_block(readme.read_text(), START, END, gallery_markdown())
+    text = _replace_block(text, TIMING_START, TIMING_END, timing_markdown())
+    write_text(readme, text)
     return 0
 
 
