@@ -1,0 +1,125 @@
+"""Batch plans, per-row local SGD options, partial participation, data layout, RNG keys."""
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+from repro.algorithms import FedAvg
+from repro.engine import ClientData, RngStreams, RoundRng, epoch_plan, local_sgd, step_plan, evaluate
+from repro.engine.reference import sequential_local_sgd
+from repro.engine.stack import pairwise_sq_distances
+from repro.models import build_model
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=6), st.integers(1, 9), st.integers(1, 3))
+def test_epoch_plan_visits_every_sample_once_per_epoch(sizes, b, epochs):
+    plan = epoch_plan(sizes, b, epochs, torch.Generator().manual_seed(sum(sizes)))
+    for n, m in enumerate(sizes):
+        seen = plan.positions[:, n][plan.mask[:, n]]
+        assert sorted(seen.tolist()) == sorted(list(range(m)) * epochs)
+        assert int(plan.active[:, n].sum()) == epochs * -(-m // b)
+    assert bool((plan.mask.any(2) == plan.active).all())
+
+
+def test_step_plan_per_client_batch_without_replacement():
+    plan = step_plan([5, 50, 20], [3, 8, 100], 4, torch.Generator().manual_seed(0))
+    assert plan.mask.sum(2)[0].tolist() == [3, 8, 20]
+    for s in range(4):
+        for n in range(3):
+            pos = plan.positions[s, n][plan.mask[s, n]].tolist()
+            assert len(set(pos)) == len(pos) and max(pos) < [5, 50, 20][n]
+
+
+def test_rng_keys_give_independent_reproducible_streams():
+    s = RngStreams(9)
+    a = torch.rand(3, generator=s.torch("data_order", key=1))
+    assert torch.equal(a, torch.rand(3, generator=RngStreams(9).torch("data_order", key=1)))
+    assert not torch.equal(a, torch.rand(3, generator=s.torch("data_order", key=2)))
+    assert not torch.equal(a, torch.rand(3, generator=s.torch("data_order")))
+    with pytest.raises(ValueError, match="non-negative"):
+        s.torch("x", key=-1)
+
+
+def _data(sizes, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return ClientData.from_client_arrays([torch.randn(m, 784, generator=g) for m in sizes],
+                                         [torch.randint(0, 10, (m,), generator=g) for m in sizes])
+
+
+def test_two_models_per_client_with_per_row_lr_scale_and_prox():
+    """DP-Ditto layout: rows [u_0..u_{N-1}, varpi_0..varpi_{N-1}] share batches; varpi follows eq. (34)."""
+    model, data = build_model("mlr"), _data([9, 14, 6])
+    n = data.num_clients
+    omega = model.init(torch.Generator().manual_seed(0))[0]
+    varpi0 = omega + 0.01 * torch.randn(n, model.num_params, generator=torch.Generator().manual_seed(1))
+    lam, eta_g, eta_l = 0.5, 0.1, 0.05
+    rows = torch.cat([omega.expand(n, -1), varpi0])
+    plan = epoch_plan(data.sizes, 4, 1, torch.Generator().manual_seed(2))
+    out = local_sgd(model, rows, data, plan, lr=[eta_g] * n + [eta_l] * n, loss_scale=[1.0] * n + [1 - lam / 2] * n,
+                    mu=[0.0] * n + [lam] * n, anchor=omega, row_client=torch.arange(n).repeat(2))
+    u_ref = sequential_local_sgd(model, omega.expand(n, -1), data, plan, lr=eta_g)
+    assert torch.allclose(out[:n], u_ref, atol=1e-6)
+    # varpi: SGD on (1 - lam/2) F + (lam/2)||w - omega||^2 == lr' = eta_l (1 - lam/2), mu' = lam/(1 - lam/2)
+    v_ref = sequential_local_sgd(model, varpi0, data, plan, lr=eta_l * (1 - lam / 2), mu=lam / (1 - lam / 2), anchor=omega)
+    assert torch.allclose(out[n:], v_ref, atol=1e-6)
+
+
+def test_prox_after_momentum_differs_from_prox_in_momentum():
+    model, data = build_model("mlr"), _data([12, 12])
+    w0 = model.init(torch.Generator().manual_seed(0), rows=2)
+    plan = epoch_plan(data.sizes, 4, 2, torch.Generator().manual_seed(1))
+    kw = dict(lr=0.1, momentum=0.5, mu=0.5, anchor=w0[0] + 1.0)
+    a = local_sgd(model, w0, data, plan, prox_in_momentum=True, **kw)
+    b = local_sgd(model, w0, data, plan, prox_in_momentum=False, **kw)
+    assert torch.allclose(a, sequential_local_sgd(model, w0, data, plan, lr=0.1, momentum=0.5, mu=0.5, anchor=w0[0] + 1.0), atol=1e-6)
+    assert not torch.allclose(a, b, atol=1e-4)
+
+
+def test_non_participants_keep_their_model_and_are_not_averaged():
+    model, data = build_model("mlr"), _data([10, 10, 10])
+    streams = RngStreams(0)
+    algo = FedAvg(model, lr=0.1, batch_size=5, weighting="uniform")
+    state = algo.init_state(model.init(streams.torch("init"))[0], data)
+    state.participants = torch.tensor([True, False, True])
+    starts = algo.broadcast(state, data, None)
+    local = algo.local_update(starts, state, data, RoundRng(streams, 0))
+    assert torch.equal(local[1], starts[1]) and not torch.equal(local[0], starts[0])
+    new = algo.aggregate(local, starts, state, data, None).global_params
+    assert torch.allclose(new, (local[0] + local[2]) / 2)
+
+
+def test_update_upload_equals_model_upload_without_noise():
+    model, data = build_model("mlr"), _data([7, 11])
+    streams = RngStreams(2)
+    w0 = model.init(streams.torch("init"))[0]
+    res = []
+    for kind in ("model", "update"):
+        algo = FedAvg(model, lr=0.1, batch_size=4, upload_kind=kind)
+        res.append(algo.round(algo.init_state(w0, data), data, RoundRng(streams, 0)).global_params)
+    assert torch.allclose(res[0], res[1], atol=1e-6)
+
+
+def test_client_data_from_indices_normalises_images():
+    x = np.arange(4 * 2 * 2, dtype=np.uint8).reshape(4, 2, 2) * 15
+    y = np.array([0, 1, 2, 3])
+    d = ClientData.from_indices(x, y, [np.array([3, 1]), np.array([0])])
+    assert d.sizes.tolist() == [2, 1] and d.offsets.tolist() == [0, 2]
+    assert torch.allclose(d.x[0], (torch.tensor(x[3]).float() / 255 - 0.5) / 0.5)
+    assert d.y.tolist() == [3, 1, 0]
+    xp, yp, mask = d.padded()
+    assert xp.shape == (2, 2, 2, 2) and mask.tolist() == [[True, True], [True, False]]
+    with pytest.raises(ValueError, match="clients \\[1\\] have none"):
+        ClientData.from_indices(x, y, [np.array([0]), np.array([], dtype=np.int64)])
+
+
+def test_evaluate_single_model_on_all_clients_and_pairwise_distances():
+    model, data = build_model("mlr"), _data([5, 8])
+    w = model.init(torch.Generator().manual_seed(0))[0]
+    r1 = evaluate(model, w, data)
+    r2 = evaluate(model, w.expand(2, -1), data)
+    assert torch.allclose(r1.loss, r2.loss) and r1.loss.shape == (2,)
+    x = torch.randn(4, 50, dtype=torch.float64)
+    d = pairwise_sq_distances(x)
+    assert torch.allclose(d, torch.cdist(x, x) ** 2, atol=1e-9) and bool((d.diagonal() == 0).all())
