@@ -238,6 +238,12 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
         for T, v in pts:
             rows.append({"figure": "fig5", "panel": LETTERS[i], "series": series, "x": T, "metric": "loss", "value": v,
                          "seed": spec.seed, "run_id": spec.run_id})
+        if math.isinf(eps) and "0" in res["series"]:  # claim 18: lambda = 0 at eps = inf, every evaluated round
+            for t in res["eval_rounds"]:
+                for metric in ("loss", "accuracy"):
+                    rows.append({"figure": "fig5", "panel": LETTERS[i], "series": "Ditto (eps=inf) lambda=0", "x": t,
+                                 "metric": metric, "value": _value(res, "0", metric, t), "seed": spec.seed,
+                                 "run_id": spec.run_id})
     df = tidy_frame(rows)
     f, axes = subplots(2, 2, width=4.2, height=3.0)
     order = [f"eps={eps_key(e)}" for e in p["fig5_epsilons"] if not math.isinf(e)] + ["Ditto (eps=inf)"]
