@@ -195,17 +195,21 @@ def _training(fig, results, ctx) -> Rendered:
 
 
 # ---------------------------------------------------------------------------------------------- tables
-def _draw_tables(blocks: list[tuple[str, list[str], list[list[str]]]], title: str, profile: str, width=8.5):
-    heights = [0.5 + 0.22 * (len(rows) + 1) for _, _, rows in blocks]
-    f, axes = subplots(len(blocks), 1, width=width, height=1.0)
-    f.set_size_inches(width, sum(heights) + 0.6)
+def _draw_tables(blocks: list[tuple[str, list[str], list[list[str]]]], title: str, profile: str, width=8.5,
+                 col_widths: list[float] | None = None):
+    heights = [0.45 + 0.24 * (len(rows) + 1) for _, _, rows in blocks]
+    f, axes = subplots(len(blocks), 1, width=width, height=1.0, gridspec_kw={"height_ratios": heights})
+    f.set_size_inches(width, sum(heights) + 0.7)
     for ax, (caption, header, rows), h in zip(axes.flat, blocks, heights):
         ax.axis("off")
         ax.set_title(caption, fontsize=9, loc="left")
-        tab = ax.table(cellText=rows, colLabels=header, loc="center", cellLoc="center")
+        widths = col_widths if col_widths and len(col_widths) == len(header) else None
+        tab = ax.table(cellText=rows, colLabels=header, cellLoc="center", colWidths=widths, bbox=[0, 0, 1, 1])
         tab.auto_set_font_size(False)
         tab.set_fontsize(7.5)
-        tab.scale(1.0, 1.15)
+        for (r, c), cell in tab.get_celld().items():
+            if r == 0:
+                cell.set_facecolor("#e8eef7")
     suptitle(f, title, profile)
     return f
 
@@ -255,6 +259,7 @@ def _table92(fig, results, ctx) -> Rendered:
     rows = [dict(figure="table92", panel="", series=r["claim"], x=np.nan, metric=r["check"], value=r["value"], seed=0,
                  run_id=rid) for r in res["rows"]]
     blocks = [("checks behind claims C1-C11 (claims.json holds pass/fail)", ["claim", "check", "value", "note"],
-               [[r["claim"], r["check"], f"{r['value']:.6g}", r["note"][:70]] for r in res["rows"]])]
-    f = _draw_tables(blocks, "ACFL supplementary table (not in the paper): checks of the theory", ctx.profile, width=12)
+               [[r["claim"], r["check"], f"{r['value']:.6g}", r["note"]] for r in res["rows"]])]
+    f = _draw_tables(blocks, "ACFL supplementary table (not in the paper): checks of the theory", ctx.profile, width=13,
+                     col_widths=[0.05, 0.28, 0.1, 0.57])
     return Rendered(tidy_frame(rows), f, markdown="# " + fig.title + "\n\n" + _markdown(blocks))

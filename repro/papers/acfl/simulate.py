@@ -28,16 +28,18 @@ import numpy as np
 
 @dataclass(frozen=True)
 class StackedProblem:
-    """S linear-regression problems stacked: A_dev (S, N, d, d), b_dev (S, N, d, o), W0 (S, d, o)."""
+    """S linear-regression problems stacked: A_dev (S, N, d, d), b_dev (S, N, d, o), W0 (S, d, o), and
+    f_star (S,) = f(W*), the residual loss at the optimum (0 for noiseless labels; it needs Y itself)."""
 
     A_dev: np.ndarray
     b_dev: np.ndarray
     W0: np.ndarray
+    f_star: np.ndarray | None = None
 
     @classmethod
     def from_problems(cls, problems) -> "StackedProblem":
         return cls(np.stack([p.A_dev for p in problems]), np.stack([p.b_dev for p in problems]),
-                   np.stack([p.W0 for p in problems]))
+                   np.stack([p.W0 for p in problems]), np.array([p.loss(p.W_star) for p in problems]))
 
     @property
     def A(self) -> np.ndarray:
@@ -111,7 +113,7 @@ def train(problem: StackedProblem, HX, HY, p, fixed_alpha, sigma1_sq, sigma2_sq,
     r_flat = r_dev.reshape(S, N, d * o)
     Ar_flatT = (A_dev @ r_dev).reshape(S, N, d * o).transpose(0, 2, 1)
     rr = (r_dev**2).sum((2, 3))[:, None, :]  # (S, 1, N)
-    f_star = 0.5 * rr.sum(-1)  # f(W*) = 1/2 sum ||r_i||^2, (S, 1)
+    f_star = np.zeros((S, 1)) if problem.f_star is None else np.asarray(problem.f_star, float).reshape(S, 1)
     HX = np.broadcast_to(HX, (S, R, d, d))
     HY = np.broadcast_to(HY, (S, R, d, o))
 
