@@ -61,11 +61,11 @@ def figures(params: dict, profile: str) -> list[FigureSpec]:
                    runs=[], kind="diagram", paper_ref="Fig. 1"),
         FigureSpec(SLUG, "fig2", "Loss difference vs data collection time",
                    "Client 1's optimum is the freshest time; Clients 2 and 3 have an interior optimum.",
-                   runs=fig2_runs, paper_ref="Fig. 2", est_paper_minutes=0.2),
+                   runs=fig2_runs, paper_ref="Fig. 2", est_paper_minutes=1.0),
         FigureSpec(SLUG, "fig3", "Loss difference and 1/eps_c vs privacy level",
                    "Bound-optimal scheduling with adaptive noise beats random scheduling and constant noise; "
                    "constant noise needs more noise.",
-                   runs=fig3_runs, paper_ref="Fig. 3", est_paper_minutes=0.8),
+                   runs=fig3_runs, paper_ref="Fig. 3", est_paper_minutes=2.5),
         FigureSpec(SLUG, "fig91", "Supplementary: Theorem-1 surrogate (G2) vs exact loss at the chosen schedules",
                    "Not in the paper: the bound's value is a ranking surrogate, larger than the loss it ranks.",
                    runs=fig3_runs[:1], paper_ref="supplementary (guide Fig. S1)", est_paper_minutes=0.0),

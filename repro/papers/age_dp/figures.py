@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from repro.experiment import Rendered
-from repro.papers.age_dp.scheduler import SCHEME_LEGENDS, SCHEME_NUMBERS, SCHEMES
+from repro.papers.age_dp.scheduler import SCHEME_LEGENDS, SCHEMES
 from repro.plotting import subplots, suptitle
 from repro.results import tidy_frame
 
@@ -167,7 +167,7 @@ def _render_fig2(fig, results, ctx) -> Rendered:
 
 
 def _scheme_label(key: str) -> str:
-    return f"{SCHEME_LEGENDS[key]}" + ("  (proposed)" if key == "na" else "")
+    return SCHEME_LEGENDS[key]   # the paper's legend, verbatim
 
 
 def _render_fig3(fig, results, ctx) -> Rendered:
@@ -212,7 +212,7 @@ def _render_fig3(fig, results, ctx) -> Rendered:
     if "mc_mean" in first["schemes"]["na"]:
         axes[0, 0].errorbar([], [], yerr=[], fmt=".", color="0.3", label=_mc_label(runs))
     for ax, ylabel, title in ((axes[0, 0], "Loss difference (Wh$^2$)", "(a) loss difference"),
-                              (axes[0, 1], r"$1/\epsilon_c$,  $\epsilon_c = \frac{1}{m}\sum_i \epsilon_{c,i}$", "(b) noise level")):
+                              (axes[0, 1], r"$1/\epsilon_c$", r"(b) noise: $\epsilon_c = \frac{1}{m}\sum_i \epsilon_{c,i}$")):
         ax.set_yscale("log")
         ax.set_xlabel(r"Privacy $\bar\epsilon$")
         ax.set_ylabel(ylabel)
@@ -221,7 +221,8 @@ def _render_fig3(fig, results, ctx) -> Rendered:
     handles, labels = axes[0, 0].get_legend_handles_labels()
     f.legend(handles, labels, loc="lower center", ncol=3, fontsize=7.5, frameon=False, bbox_to_anchor=(0.5, -0.01))
     suptitle(f, "Fig. 3: loss difference / noise vs DP requirement", ctx.profile,
-             model_note(ctx.params) + f"; exhaustive search over {first['num_schedules']} schedules")
+             model_note(ctx.params) + f"\nexhaustive search over {first['num_schedules']} schedules; "
+             "proposed scheme = numerical opt adaptive noise")
     f.subplots_adjust(bottom=0.27)
     return Rendered(tidy_frame(rows), f)
 
