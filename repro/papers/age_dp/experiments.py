@@ -10,6 +10,11 @@ from __future__ import annotations
 from repro.experiment import ConfigError, FigureSpec, RunSpec, check_choice
 
 SLUG = "age_dp"
+
+#: parameters that define the model and the search (every run gets them)
+MODEL_KEYS = ("num_records", "values", "transition_q", "initial_laws", "t_agg", "chain_anchor", "sensitivity",
+              "delta_mode", "fse_form", "sub_exp_params", "eq11_noise_coef", "literal_eq12", "distinct_slots",
+              "random_constant")
 MODEL_NOTE = "synthetic 3-client Markov model, s = {s:g}, t_agg = {t} (assumed)"
 
 _CHOICES = {
@@ -45,8 +50,6 @@ def _subset(params: dict, keys) -> dict:
 
 
 def figures(params: dict, profile: str) -> list[FigureSpec]:
-    from repro.papers.age_dp.panels import MODEL_KEYS
-
     validate(params)
     model = _subset(params, MODEL_KEYS)
     seeds = [int(s) for s in params["mc_seeds"]]

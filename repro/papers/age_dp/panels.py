@@ -21,10 +21,6 @@ from repro.papers.age_dp import theory as th
 from repro.papers.age_dp.markov_database import MarkovEnergyDatabase
 from repro.privacy.age_dependent import age_dependent_epsilon
 
-#: parameters that define the model and the search (every run gets them)
-MODEL_KEYS = ("num_records", "values", "transition_q", "initial_laws", "t_agg", "chain_anchor", "sensitivity",
-              "delta_mode", "fse_form", "sub_exp_params", "eq11_noise_coef", "literal_eq12", "distinct_slots",
-              "random_constant")
 
 #: Table S1 rows: (label, overrides of the profile's model parameters)
 SENSITIVITY_VARIANTS = (

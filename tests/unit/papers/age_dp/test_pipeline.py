@@ -74,3 +74,12 @@ def test_claims_can_fail_on_a_tampered_table(tmp_path, monkeypatch, project_root
     bad.loc[mask, "value"] *= 100
     got = {c.id: c.status for c in age_claims.evaluate({"fig3": pd.DataFrame(bad)}, params, "smoke")}
     assert got["C5"] == "fail" and got["C7"] == "fail"
+
+
+def test_building_the_dag_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from repro import experiment as ex; ex.figure_specs('age_dp', 'paper'); "
+            "assert 'torch' not in sys.modules, 'torch imported while listing figures'")
+    subprocess.run([sys.executable, "-c", code], check=True)
