@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from repro.experiment import FigureSpec, RenderContext, Rendered
 from repro.plotting import subplots, suptitle
 from repro.results import tidy_frame
-
-PANEL_P = {"fig3": "straggler probability"}
-
 
 def render(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     renderers = {"fig1": _fig1, "fig2": _fig2, "fig3": _training, "fig4": _training, "table91": _table91,

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from repro.papers.acfl import policy
+
 
 @dataclass(frozen=True)
 class StackedProblem:
@@ -129,7 +131,7 @@ def train(problem: StackedProblem, HX, HY, p, fixed_alpha, sigma1_sq, sigma2_sq,
     a_max = np.full((S, R), -np.inf)
     beta2_max = np.zeros((S, R))
     w2_max = ((E + W_star[:, None]) ** 2).sum((2, 3))
-    one_minus_p = (1.0 - p)[None, :]
+    one_minus_p = (1.0 - p)[None, :]  # (1, R)
 
     def record(t: int, alpha=None):
         k = slot.get(t)
@@ -155,13 +157,9 @@ def train(problem: StackedProblem, HX, HY, p, fixed_alpha, sigma1_sq, sigma2_sq,
         beta2_max = np.maximum(beta2_max, dev_sq.max(-1))
         alpha = np.broadcast_to(fixed_alpha[None, :], (S, R))
         if adaptive.any():
-            with np.errstate(invalid="ignore", divide="ignore"):
-                beta2_hat = np.where(n_recv > 0, (mask * dev_sq).sum(-1) / np.maximum(n_recv, 1), np.nan)  # eq. (42)
+            beta2_hat = policy.estimate_beta2((mask * dev_sq).sum(-1), n_recv)  # eq. (42), NaN if none arrived
             C2_hat = (W**2).sum((2, 3))
-            num = p[None, :] * beta2_hat
-            den = num + one_minus_p * (d * s1[None, :] * C2_hat + s2[None, :] * o * d)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                a_adapt = np.where(np.isfinite(beta2_hat) & (den > 0), num / np.where(den > 0, den, 1.0), 1.0)  # eq. (43)
+            a_adapt = policy.adaptive_weight(beta2_hat, C2_hat, p[None, :], d, o, s1[None, :], s2[None, :])  # eq. (43)
             alpha = np.where(adaptive[None, :], a_adapt, alpha)
         g_coded = HX @ W - HY  # eq. (8)
         if fresh_noise_rng is not None:
