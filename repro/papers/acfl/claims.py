@@ -122,7 +122,7 @@ def evaluate(tables: dict, params: dict, profile: str) -> list[Claim]:
     out += _analytic_claims(tables, params)
     out += _theory_mc_claims(tables, params, profile)
     out += _simulation_claims(tables, params, profile)
-    return out
+    return sorted(out, key=lambda c: int(c.id[1:]))
 
 
 def _ne(cid, fig, statement, kind, reason):
