@@ -134,7 +134,7 @@ def _series_order(name: str):
 def _render_diagram(fig, ctx):
     f, axes = subplots(1, 1, width=6.4, height=4.0)
     ax = axes[0, 0]
-    ax.set_xlim(0, 10), ax.set_ylim(0, 6.5), ax.axis("off")
+    ax.set_xlim(0, 10), ax.set_ylim(-0.3, 6.5), ax.axis("off")
     ax.add_patch(_box((7.2, 2.6), 2.4, 1.3, "#dde8f5"))
     ax.text(8.4, 3.25, "Parameter server\n(base station)\nhonest-but-curious", ha="center", va="center", fontsize=8)
     users = [(1.2, 5.4), (1.2, 4.1), (1.2, 2.8), (1.2, 0.8)]
