@@ -54,3 +54,49 @@ def suptitle(fig, title: str, profile: str, note: str | None = None) -> None:
 
 def close(fig) -> None:
     plt.close(fig)
+
+
+# A table block is (caption, header, rows): rows are lists of already formatted strings.
+
+
+def draw_tables(blocks, title: str, profile: str, note: str | None = None, width: float = 8.5,
+                col_widths=None, cell_colour=None, fontsize: float = 7.5):
+    """Draw one or more tables (one block per axis) as a figure; the header row is shaded.
+
+    ``cell_colour(block_index, row, col) -> colour | None`` may shade body cells (rows from 1).
+    """
+    heights = [0.45 + 0.24 * (len(rows) + 1) for _, _, rows in blocks]
+    fig, axes = subplots(len(blocks), 1, width=width, height=1.0, gridspec_kw={"height_ratios": heights})
+    fig.set_size_inches(width, sum(heights) + 0.7)
+    for b, (ax, (caption, header, rows)) in enumerate(zip(axes.flat, blocks)):
+        ax.axis("off")
+        ax.grid(False)
+        if caption:
+            ax.set_title(caption, fontsize=9, loc="left")
+        widths = col_widths if col_widths is not None and len(col_widths) == len(header) else None
+        tab = ax.table(cellText=[[str(c) for c in r] for r in rows], colLabels=[str(h) for h in header],
+                       cellLoc="center", colWidths=widths, bbox=[0, 0, 1, 1])
+        tab.auto_set_font_size(False)
+        tab.set_fontsize(fontsize)
+        for (r, c), cell in tab.get_celld().items():
+            if r == 0:
+                cell.set_facecolor("#e8eef7")
+            elif cell_colour is not None and (colour := cell_colour(b, r, c)):
+                cell.set_facecolor(colour)
+    suptitle(fig, title, profile, note)
+    return fig
+
+
+def markdown_tables(blocks, title: str | None = None, note: str | None = None) -> str:
+    """The same blocks as markdown (a ``# title``, an optional note, one table per block)."""
+    out = [f"# {title}", ""] if title else []
+    if note:
+        out += [note, ""]
+    for caption, header, rows in blocks:
+        if caption:
+            out += [f"**{caption}**", ""]
+        clean = lambda v: str(v).replace("\n", " ").replace("|", "\\|")  # noqa: E731
+        out += ["| " + " | ".join(clean(h) for h in header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(clean(c) for c in r) + " |" for r in rows]
+        out.append("")
+    return "\n".join(out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro.experiment import FigureSpec, RenderContext, Rendered
-from repro.plotting import subplots, suptitle
+from repro.plotting import draw_tables, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
 
 def render(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
@@ -191,34 +191,6 @@ def _training(fig, results, ctx) -> Rendered:
 
 
 # ---------------------------------------------------------------------------------------------- tables
-def _draw_tables(blocks: list[tuple[str, list[str], list[list[str]]]], title: str, profile: str, width=8.5,
-                 col_widths: list[float] | None = None):
-    heights = [0.45 + 0.24 * (len(rows) + 1) for _, _, rows in blocks]
-    f, axes = subplots(len(blocks), 1, width=width, height=1.0, gridspec_kw={"height_ratios": heights})
-    f.set_size_inches(width, sum(heights) + 0.7)
-    for ax, (caption, header, rows), h in zip(axes.flat, blocks, heights):
-        ax.axis("off")
-        ax.set_title(caption, fontsize=9, loc="left")
-        widths = col_widths if col_widths and len(col_widths) == len(header) else None
-        tab = ax.table(cellText=rows, colLabels=header, cellLoc="center", colWidths=widths, bbox=[0, 0, 1, 1])
-        tab.auto_set_font_size(False)
-        tab.set_fontsize(7.5)
-        for (r, c), cell in tab.get_celld().items():
-            if r == 0:
-                cell.set_facecolor("#e8eef7")
-    suptitle(f, title, profile)
-    return f
-
-
-def _markdown(blocks) -> str:
-    out = []
-    for caption, header, rows in blocks:
-        out += [f"**{caption}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(r) + " |" for r in rows]
-        out.append("")
-    return "\n".join(out)
-
-
 def _table91(fig, results, ctx) -> Rendered:
     rid, res = _only(fig, results)
     dims = res["dims"]
@@ -246,8 +218,8 @@ def _table91(fig, results, ctx) -> Rendered:
                                                                      "psi2 / psi1", "psi2 expected, (1-p)N devices"],
          [[f"{res['psi1']:,}", f"{res['psi2']:,}", f"{res['psi2'] / res['psi1']:g}", f"{res['psi2_expected']:,.0f}"]]),
     ]
-    f = _draw_tables(blocks, "ACFL supplementary table (not in the paper): privacy map and overhead", ctx.profile)
-    return Rendered(tidy_frame(rows), f, markdown="# " + fig.title + "\n\n" + _markdown(blocks))
+    f = draw_tables(blocks, "ACFL supplementary table (not in the paper): privacy map and overhead", ctx.profile)
+    return Rendered(tidy_frame(rows), f, markdown=markdown_tables(blocks, fig.title))
 
 
 def _table92(fig, results, ctx) -> Rendered:
@@ -256,6 +228,6 @@ def _table92(fig, results, ctx) -> Rendered:
                  run_id=rid) for r in res["rows"]]
     blocks = [("checks behind claims C1-C11 (claims.json holds pass/fail)", ["claim", "check", "value", "note"],
                [[r["claim"], r["check"], f"{r['value']:.6g}", r["note"]] for r in res["rows"]])]
-    f = _draw_tables(blocks, "ACFL supplementary table (not in the paper): checks of the theory", ctx.profile, width=13,
-                     col_widths=[0.05, 0.28, 0.1, 0.57])
-    return Rendered(tidy_frame(rows), f, markdown="# " + fig.title + "\n\n" + _markdown(blocks))
+    f = draw_tables(blocks, "ACFL supplementary table (not in the paper): checks of the theory", ctx.profile, width=13,
+                    col_widths=[0.05, 0.28, 0.1, 0.57])
+    return Rendered(tidy_frame(rows), f, markdown=markdown_tables(blocks, fig.title))

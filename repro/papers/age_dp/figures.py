@@ -15,7 +15,7 @@ import numpy as np
 
 from repro.experiment import Rendered
 from repro.papers.age_dp.scheduler import SCHEME_LEGENDS, SCHEMES
-from repro.plotting import subplots, suptitle
+from repro.plotting import draw_tables, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
 
 EXACT_SEED = -1
@@ -317,29 +317,16 @@ def _render_table91(fig, results, ctx) -> Rendered:
     note = ("Supplementary Table S1 (not in the paper). Cells 'x/16' = the claim holds on x of the 16 ε̄ grid points; "
             "C10 counts points where all six curves are non-increasing. Non-monotone curves: "
             + "; ".join(f"{r['variant']}: {', '.join(r['C10_non_monotone'])}" for r in res["rows"] if r["C10_non_monotone"]))
-    markdown = "\n".join(["# " + fig.title, "", note, "", "| " + " | ".join(header) + " |",
-                          "|" + "---|" * len(header)] + ["| " + " | ".join(c) + " |" for c in cells]) + "\n"
-    markdown = markdown.replace("\\n", " ")
-    f, axes = subplots(1, 1, width=12.0, height=0.3 * (len(cells) + 3))
-    ax = axes[0, 0]
-    ax.axis("off")
-    table = ax.table(cellText=cells, colLabels=header, loc="center", cellLoc="center")
-    table.auto_set_font_size(False)
-    table.set_fontsize(7.5)
-    table.scale(1.0, 1.25)
-    for (r, c), cell in table.get_celld().items():
-        if c == 0:
-            cell.set_width(0.2)
-            cell._loc = "left"
-        else:
-            cell.set_width(0.08)
-        if r == 0:
-            cell.set_facecolor("#e8e8e8")
-            cell.set_height(cell.get_height() * 1.8)
-        elif cells[r - 1][c] in ("fails",) or (c > 0 and "/" in cells[r - 1][c]
-                                               and cells[r - 1][c].split("/")[0] != cells[r - 1][c].split("/")[1]
-                                               and header[c] != "C6"):
-            cell.set_facecolor("#fbe3e3")
-    suptitle(f, "Supplementary Table S1: claims under each modelling variant (holds on x/16)", ctx.profile,
-             model_note(ctx.params) + " (defaults; each row changes the named setting)")
+    blocks = [("", header, cells)]
+
+    def shade_failures(_block, r, c):
+        text = cells[r - 1][c]
+        partial = c > 0 and "/" in text and text.split("/")[0] != text.split("/")[1] and header[c] != "C6"
+        return "#fbe3e3" if text == "fails" or partial else None
+
+    markdown = markdown_tables(blocks, fig.title, note)
+    widths = [0.2] + [0.08] * (len(header) - 1)
+    f = draw_tables(blocks, "Supplementary Table S1: claims under each modelling variant (holds on x/16)", ctx.profile,
+                    model_note(ctx.params) + " (defaults; each row changes the named setting)", width=12.0,
+                    col_widths=widths, cell_colour=shade_failures)
     return Rendered(tidy_frame(rows), f, markdown=markdown)
