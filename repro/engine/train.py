@@ -205,31 +205,59 @@ class EvalResult:
 def evaluate(model, theta: torch.Tensor, data: ClientData, row_client: torch.Tensor | None = None, chunk: int | None = None) -> EvalResult:
     """Loss and accuracy of row ``r`` of ``theta`` on all samples of client ``row_client[r]``.
 
-    ``theta`` may be ``[P]`` or ``[1, P]`` (one model, e.g. the global one, on every client).
-    Processes ``chunk`` positions of every client per forward pass (default: ~8M input values).
+    ``theta`` may be ``[P]`` or ``[1, P]``: one model (e.g. the global one) evaluated on every client
+    (then the samples of all clients go through the model together). ``chunk``: samples per client per
+    forward pass (default: about 8M input values per pass).
     """
     device = data.device
-    if theta.dim() == 1:
-        theta = theta.unsqueeze(0)
     if row_client is None:
         row_client = torch.arange(data.num_clients, device=device)
     row_client = torch.as_tensor(row_client, dtype=torch.int64, device=device)
     rows = len(row_client)
-    if theta.shape[0] == 1 and rows > 1:
-        theta = theta.expand(rows, -1)
-    sizes = data.sizes[row_client]
     feat = max(1, data.x[0].numel())
+    if theta.dim() == 1 or theta.shape[0] == 1:
+        return _evaluate_one_model(model, theta.reshape(1, -1), data, row_client, max(256, 8_000_000 // feat))
+    if theta.shape[0] != rows:
+        raise ValueError(f"theta has {theta.shape[0]} rows but {rows} clients are evaluated")
+    sizes = data.sizes[row_client]
     if chunk is None:
         chunk = max(64, (8_000_000 // (feat * rows)))
     mmax = int(sizes.max())
+    # equal sizes, clients in storage order: strided views instead of gathers
+    uniform = bool((sizes == mmax).all()) and torch.equal(row_client, torch.arange(data.num_clients, device=device)) \
+        and data.x.shape[0] == rows * mmax and bool((data.offsets == torch.arange(rows, device=device) * mmax).all())
     loss_sum = torch.zeros(rows, dtype=torch.float64, device=device)
     correct = torch.zeros(rows, dtype=torch.int64, device=device)
     for start in range(0, mmax, chunk):
-        pos = torch.arange(start, min(start + chunk, mmax), device=device).unsqueeze(0).expand(rows, -1)
+        stop = min(start + chunk, mmax)
+        pos = torch.arange(start, stop, device=device).unsqueeze(0).expand(rows, -1)
         mask = pos < sizes.unsqueeze(1)
-        x, y = data.gather(row_client, torch.where(mask, pos, 0))
+        if uniform:
+            x = data.x.view(rows, mmax, *data.x.shape[1:])[:, start:stop]
+            y = data.y.view(rows, mmax)[:, start:stop]
+        else:
+            x, y = data.gather(row_client, torch.where(mask, pos, 0))
         loss, corr = batch_loss(model, theta, x, y, mask)
         loss_sum += loss.double() * mask.sum(1)
         correct += corr
     count = sizes.double()
     return EvalResult((loss_sum / count).float(), (correct.double() / count).float(), sizes)
+
+
+def _evaluate_one_model(model, theta, data, row_client, chunk) -> EvalResult:
+    """One model on every sample of the listed clients, per-client sums by segment reduction."""
+    device = data.device
+    owner = torch.repeat_interleave(torch.arange(data.num_clients, device=device), data.sizes)
+    n = data.x.shape[0]
+    loss_sum = torch.zeros(data.num_clients, dtype=torch.float64, device=device)
+    correct = torch.zeros(data.num_clients, dtype=torch.float64, device=device)
+    for start in range(0, n, chunk):
+        x, y = data.x[start : start + chunk].unsqueeze(0), data.y[start : start + chunk]
+        logits = model.forward(theta, x)[0]
+        ce = F.cross_entropy(logits, y, reduction="none").double()
+        o = owner[start : start + chunk]
+        loss_sum.index_add_(0, o, ce)
+        correct.index_add_(0, o, (logits.argmax(-1) == y).double())
+    sizes = data.sizes[row_client]
+    count = sizes.double()
+    return EvalResult((loss_sum[row_client] / count).float(), (correct[row_client] / count).float(), sizes)

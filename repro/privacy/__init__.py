@@ -6,7 +6,7 @@ Transforms compose with ``chain`` (optax style); every random one takes an expli
 """
 
 from repro.privacy.chain import Transform, chain, identity, per_client
-from repro.privacy.clip import clip_l2, clip_rows, row_norms
+from repro.privacy.clip import clip_and_gaussian, clip_factors, clip_l2, clip_rows, clipped_gaussian, row_norms
 from repro.privacy.noise import add_gaussian, add_laplace, gaussian_noise, laplace_noise
 from repro.privacy.quantize import (
     dequantize_uniform, dithered_quantizer, gaussian_dither_steps, quantize_stochastic, quantize_uniform,
@@ -14,7 +14,7 @@ from repro.privacy.quantize import (
 )
 
 __all__ = [
-    "Transform", "add_gaussian", "add_laplace", "chain", "clip_l2", "clip_rows", "dequantize_uniform",
+    "Transform", "add_gaussian", "clip_and_gaussian", "clip_factors", "clipped_gaussian", "add_laplace", "chain", "clip_l2", "clip_rows", "dequantize_uniform",
     "dithered_quantizer", "gaussian_dither_steps", "gaussian_noise", "identity", "laplace_noise", "per_client",
     "quantize_stochastic", "quantize_uniform", "row_norms", "stochastic_indices", "stochastic_quantizer",
     "subtractive_dither", "uniform_indices", "uniform_quantizer",

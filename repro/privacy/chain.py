@@ -62,3 +62,18 @@ def per_client(value, x: torch.Tensor, name: str) -> torch.Tensor | float:
     if t.numel() != x.shape[0]:
         raise ValueError(f"{name} must be a scalar or one value per client ({x.shape[0]}), got {t.numel()} values")
     return t.unsqueeze(1)
+
+
+#: elements per chunk of the streaming kernels (256 KiB of float32: a chunk's passes stay in cache)
+CHUNK_ELEMENTS = 1 << 16
+
+
+def row_chunks(x: torch.Tensor, chunk: int = CHUNK_ELEMENTS):
+    """(row slice, column slice) blocks of about ``chunk`` elements covering ``x`` ``[N, P]`` in
+    row-major order; each block is contiguous in a contiguous ``x`` (whole rows, or part of one row)."""
+    n, p = x.shape
+    cols = min(p, chunk)
+    rows = max(1, chunk // cols) if cols == p else 1
+    for r in range(0, n, rows):
+        for c in range(0, p, cols):
+            yield slice(r, min(r + rows, n)), slice(c, min(c + cols, p))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from repro.engine.rng import generator_for
-from repro.privacy.chain import Transform, per_client
+from repro.privacy.chain import CHUNK_ELEMENTS, Transform, per_client, row_chunks
 
 
 def _check_scale(scale, name):
@@ -21,12 +21,33 @@ def _check_scale(scale, name):
         raise ValueError(f"{name} must be finite and >= 0, got {scale!r}")
 
 
-def add_gaussian(x: torch.Tensor, sigma, generator: torch.Generator) -> torch.Tensor:
-    """``x + sigma_n * xi``, ``xi ~ N(0, I)`` per row; ``sigma`` a float or ``[N]``."""
+def add_gaussian(x: torch.Tensor, sigma, generator: torch.Generator, *, row_scale=None) -> torch.Tensor:
+    """``x + sigma_n * xi``, ``xi ~ N(0, I)`` per row; ``sigma`` a float or ``[N]``.
+
+    ``row_scale`` (float or ``[N]``, optional) multiplies ``x`` first: ``row_scale_n x_n + sigma_n xi``
+    (used by the fused clip + noise kernel). The noise is drawn chunk by chunk (row-major order, so the
+    result depends only on the generator state and the shape) and combined while the chunk is in cache.
+    """
     s = per_client(sigma, x, "sigma")
     _check_scale(s, "sigma")
-    xi = torch.randn(x.shape, generator=generator, dtype=x.dtype, device=x.device)
-    return torch.addcmul(x, xi, s if isinstance(s, torch.Tensor) else torch.tensor(s, dtype=x.dtype, device=x.device))
+    f = per_client(1.0 if row_scale is None else row_scale, x, "row_scale")
+    if x.dim() != 2:
+        raise ValueError(f"expects a stacked [N, P] tensor, got shape {tuple(x.shape)}")
+    out = torch.empty_like(x)
+    s_rows = s.flatten().tolist() if isinstance(s, torch.Tensor) else [s] * x.shape[0]
+    f_rows = f.flatten().tolist() if isinstance(f, torch.Tensor) else [f] * x.shape[0]
+    flat_buf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=x.device)
+    for rs, cs in row_chunks(x):
+        buf = flat_buf[: (rs.stop - rs.start) * (cs.stop - cs.start)].view(rs.stop - rs.start, cs.stop - cs.start)
+        buf.normal_(generator=generator)
+        o = out[rs, cs]
+        if rs.stop - rs.start == 1:  # one row: scalars, two fused passes in cache
+            torch.add(buf.mul_(s_rows[rs.start]), x[rs, cs], alpha=f_rows[rs.start], out=o)
+        else:
+            sc = s[rs] if isinstance(s, torch.Tensor) else s
+            fc = f[rs] if isinstance(f, torch.Tensor) else f
+            torch.add(buf.mul_(sc), x[rs, cs] * fc, out=o)
+    return out
 
 
 def add_laplace(x: torch.Tensor, scale, generator: torch.Generator) -> torch.Tensor:

@@ -24,10 +24,7 @@ from __future__ import annotations
 import torch
 
 from repro.engine.rng import generator_for
-from repro.privacy.chain import Transform, per_client
-
-_CHUNK = 1 << 16  # elements per chunk (256 KiB of float32): the passes of one chunk stay in cache
-
+from repro.privacy.chain import CHUNK_ELEMENTS, Transform, per_client, row_chunks as _chunks
 
 def _check_bits(bits) -> int:
     if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 31:
@@ -49,16 +46,6 @@ def step_size(range_a, bits: int):
     return 2.0 * range_a / (2 ** _check_bits(bits) - 1)
 
 
-def _chunks(x: torch.Tensor):
-    """(row slice, column slice) blocks of about ``_CHUNK`` elements covering ``x`` ``[N, P]``."""
-    n, p = x.shape
-    cols = min(p, _CHUNK)
-    rows = max(1, _CHUNK // cols)
-    for r in range(0, n, rows):
-        for c in range(0, p, cols):
-            yield slice(r, r + rows), slice(c, c + cols)
-
-
 def _rowparam(v, rs):
     return v[rs] if isinstance(v, torch.Tensor) else v
 
@@ -69,8 +56,10 @@ def uniform_indices(x: torch.Tensor, range_a, bits: int) -> torch.Tensor:
     top = float(2 ** _check_bits(bits) - 1)
     inv = (2 ** bits - 1) / (2.0 * a)
     out = torch.empty(x.shape, dtype=torch.int32, device=x.device)
+    tbuf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=x.device)
     for rs, cs in _chunks(x):
-        t = torch.add(_rowparam(a, rs), x[rs, cs]).mul_(_rowparam(inv, rs))  # (x + A)/Delta
+        t = tbuf[: (rs.stop - rs.start) * (cs.stop - cs.start)].view(rs.stop - rs.start, cs.stop - cs.start)
+        torch.add(x[rs, cs], _rowparam(a, rs), out=t).mul_(_rowparam(inv, rs))  # (x + A)/Delta
         out[rs, cs] = t.round_().clamp_(0.0, top)
     return out
 
@@ -90,31 +79,47 @@ def quantize_uniform(x: torch.Tensor, range_a, bits: int) -> torch.Tensor:
     a = _check_range(per_client(range_a, x, "range_a"))
     top = float(2 ** _check_bits(bits) - 1)
     delta = step_size(a, bits)
-    inv = 1.0 / delta
+    inv = (2**bits - 1) / (2.0 * a)  # the same expression as uniform_indices (ties round alike)
     out = torch.empty_like(x)
+    tbuf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=x.device)
     for rs, cs in _chunks(x):
         ar, dr = _rowparam(a, rs), _rowparam(delta, rs)
-        t = torch.add(ar, x[rs, cs]).mul_(_rowparam(inv, rs)).round_().clamp_(0.0, top)
-        out[rs, cs] = t.mul_(dr).sub_(ar)
+        t = tbuf[: (rs.stop - rs.start) * (cs.stop - cs.start)].view(rs.stop - rs.start, cs.stop - cs.start)
+        torch.add(x[rs, cs], ar, out=t).mul_(_rowparam(inv, rs)).round_().clamp_(0.0, top)
+        torch.sub(t.mul_(dr), ar, out=out[rs, cs])
+    return out
+
+
+def _stochastic(x, range_a, bits, generator, out_dtype):
+    """Stochastic rounding of every chunk: indices (``out_dtype`` int32) or levels (float ``out_dtype``)."""
+    a = _check_range(per_client(range_a, x, "range_a"))
+    top = float(2 ** _check_bits(bits) - 1)
+    inv = (2 ** bits - 1) / (2.0 * a)
+    delta = step_size(a, bits)
+    out = torch.empty(x.shape, dtype=out_dtype, device=x.device)
+    tbuf, ubuf = (torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=x.device) for _ in range(2))
+    for rs, cs in _chunks(x):
+        shape = (rs.stop - rs.start, cs.stop - cs.start)
+        t, u = tbuf[: shape[0] * shape[1]].view(shape), ubuf[: shape[0] * shape[1]].view(shape)
+        torch.add(x[rs, cs], _rowparam(a, rs), out=t).mul_(_rowparam(inv, rs)).clamp_(0.0, top)  # clip(x) to [-A, A]
+        u.uniform_(generator=generator)
+        t.add_(u).floor_().clamp_(max=top)  # floor(t + u) = floor(t) + Bernoulli(frac t)
+        if out_dtype.is_floating_point:
+            torch.sub(t.mul_(_rowparam(delta, rs)), _rowparam(a, rs), out=out[rs, cs])
+        else:
+            out[rs, cs] = t
     return out
 
 
 def stochastic_indices(x: torch.Tensor, range_a, bits: int, generator: torch.Generator) -> torch.Tensor:
     """Unbiased stochastic-rounding indices (int32) on the R-bit grid over ``[-A, A]``."""
-    a = _check_range(per_client(range_a, x, "range_a"))
-    top = float(2 ** _check_bits(bits) - 1)
-    inv = (2 ** bits - 1) / (2.0 * a)
-    out = torch.empty(x.shape, dtype=torch.int32, device=x.device)
-    for rs, cs in _chunks(x):
-        t = torch.add(_rowparam(a, rs), x[rs, cs]).mul_(_rowparam(inv, rs)).clamp_(0.0, top)  # clip(x) to [-A, A]
-        u = torch.rand(t.shape, generator=generator, dtype=t.dtype, device=t.device)
-        out[rs, cs] = t.add_(u).floor_().clamp_(max=top)  # floor(t + u) = floor(t) + Bernoulli(frac t)
-    return out
+    return _stochastic(x, range_a, bits, generator, torch.int32)
 
 
 def quantize_stochastic(x: torch.Tensor, range_a, bits: int, generator: torch.Generator) -> torch.Tensor:
-    """Unbiased stochastic rounding to the R-bit grid over ``[-A, A]`` (``E[Q(x)] = clip(x, -A, A)``)."""
-    return dequantize_uniform(stochastic_indices(x, range_a, bits, generator), range_a, bits, dtype=x.dtype)
+    """Unbiased stochastic rounding to the R-bit grid over ``[-A, A]`` (``E[Q(x)] = clip(x, -A, A)``);
+    equals ``dequantize_uniform(stochastic_indices(x, ...))`` for the same generator state."""
+    return _stochastic(x, range_a, bits, generator, x.dtype)
 
 
 def gaussian_dither_steps(shape, sigma: float, generator: torch.Generator, dtype=torch.float32, device="cpu") -> torch.Tensor:
@@ -128,18 +133,30 @@ def gaussian_dither_steps(shape, sigma: float, generator: torch.Generator, dtype
     return g.mul_(2.0).sqrt_().mul_(2.0 * sigma)
 
 
-def subtractive_dither(x: torch.Tensor, step, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    """(indices int64, reconstruction) of subtractive dithered quantisation with step ``step``
-    (float, per client ``[N]``, or per coordinate ``[N, P]``)."""
-    if isinstance(step, torch.Tensor) and step.shape == x.shape:
-        s = step
-    else:
-        s = per_client(step, x, "step")
+def subtractive_dither(x: torch.Tensor, step, generator: torch.Generator, with_indices: bool = True):
+    """(indices int64 or None, reconstruction) of subtractive dithered quantisation with step ``step``
+    (float, per client ``[N]``, or per coordinate ``[N, P]``): ``k = round((x + U)/step)``,
+    reconstruction ``k step - U``, ``U ~ U(-step/2, step/2)`` drawn chunk by chunk from ``generator``.
+    ``with_indices=False`` skips materialising the integer codes (the receiver's view only)."""
+    coord = isinstance(step, torch.Tensor) and step.shape == x.shape
+    s = step if coord else per_client(step, x, "step")
     if (isinstance(s, float) and not s > 0) or (isinstance(s, torch.Tensor) and not bool((s > 0).all())):
         raise ValueError("dither step must be > 0")
-    u = (torch.rand(x.shape, generator=generator, dtype=x.dtype, device=x.device) - 0.5) * s
-    k = torch.round((x + u) / s)
-    return k.to(torch.int64), k * s - u
+    if x.dim() != 2:
+        raise ValueError(f"expects a stacked [N, P] tensor, got shape {tuple(x.shape)}")
+    k_out = torch.empty(x.shape, dtype=torch.int64, device=x.device) if with_indices else None
+    rec = torch.empty_like(x)
+    ubuf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=x.device)
+    for rs, cs in _chunks(x):
+        sc = s[rs, cs] if coord else _rowparam(s, rs)
+        shape = (rs.stop - rs.start, cs.stop - cs.start)
+        u = ubuf[: shape[0] * shape[1]].view(shape).uniform_(generator=generator)
+        u = u.sub_(0.5).mul_(sc)  # U ~ U(-step/2, step/2)
+        k = torch.add(x[rs, cs], u).div_(sc).round_()
+        if with_indices:
+            k_out[rs, cs] = k
+        torch.sub(k.mul_(sc), u, out=rec[rs, cs])
+    return k_out, rec
 
 
 # ---- upload transforms --------------------------------------------------------------------------------
@@ -169,7 +186,7 @@ def dithered_quantizer(step, purpose: str = "quantize") -> Transform:
     """Upload transform: subtractive dithered quantisation (returns the receiver's reconstruction)."""
 
     def apply(x, rng):
-        return subtractive_dither(x, step, generator_for(rng, purpose))[1]
+        return subtractive_dither(x, step, generator_for(rng, purpose), with_indices=False)[1]
 
     apply.__name__ = "dithered_quantizer"
     return apply

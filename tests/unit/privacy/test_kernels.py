@@ -118,3 +118,21 @@ def test_effective_bits_and_run_length_overhead():
     s = upload_bits(torch.tensor([[0, 7, 8, 15, 15, 15]]), 4)
     assert s["effective"].item() == pytest.approx(3.0) and s["transmitted"].item() == 4.0
     assert signed_code_bits(torch.tensor([0, -1, 5])).tolist() == [1, 2, 4]
+
+
+def test_fused_kernels_equal_their_compositions():
+    from repro.privacy import clip_and_gaussian, clipped_gaussian, stochastic_indices
+    x = torch.randn(5, 70_000, generator=torch.Generator().manual_seed(0)) * 0.1  # rows span several chunks
+    sig = torch.linspace(0.0, 1.0, 5)
+    a = clip_and_gaussian(x, 20.0, sig, torch.Generator().manual_seed(1))
+    b = chain(clip_l2(20.0), gaussian_noise(sig))(x, torch.Generator().manual_seed(1))
+    assert torch.allclose(a, b, atol=1e-6)
+    c = clipped_gaussian(20.0, sig)(x, RoundRng(RngStreams(0), 0))
+    assert torch.equal(c, clipped_gaussian(20.0, sig)(x, RoundRng(RngStreams(0), 0)))
+    q = quantize_stochastic(x, 0.3, 6, torch.Generator().manual_seed(2))
+    k = stochastic_indices(x, 0.3, 6, torch.Generator().manual_seed(2))
+    assert torch.allclose(q, dequantize_uniform(k, 0.3, 6), atol=1e-6)
+    # small rows are packed several per chunk: same numbers as one row at a time
+    y = torch.randn(300, 50, generator=torch.Generator().manual_seed(3))
+    z = quantize_uniform(y, torch.linspace(0.5, 2.0, 300), 5)
+    assert torch.equal(z[7], quantize_uniform(y[7:8], float(torch.linspace(0.5, 2.0, 300)[7]), 5)[0])

@@ -1,0 +1,219 @@
+"""Benchmarks of the engine and the privacy kernels (``repro bench engine|kernels``).
+
+``repro bench engine --model {mlr,dnn,cnn} --clients 20 --json`` times one FedAvg round (every client
+one local epoch of minibatch SGD, batch 10, on 2,625 samples; then the new global model evaluated on
+every client's train and test data) with the vectorised engine and with the sequential reference
+(one ``nn.Module`` + ``torch.optim.SGD`` per client, same batches), in the same process, and prints
+``{"model", "clients", "vectorized_s_per_round", "sequential_s_per_round", "speedup", "gflops", ...}``;
+``gflops`` is the vectorised round's arithmetic rate (training = 3x forward FLOPs per sample).
+
+``repro bench kernels --json`` times clip+Gaussian noise and each quantiser on a ``[20, 1_000_000]``
+stack against a per-client Python loop and against a plain tensor copy (``clone``) of the same size.
+
+Data are random (shaped like Fashion-MNIST), so the benchmark needs no dataset. Times are the minimum
+over ``--repeats`` runs; torch uses ``--threads`` threads (default 1).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Callable
+
+import torch
+
+IMAGE_MODELS = ("cnn",)
+
+
+def best_time(fn: Callable[[], object], repeats: int = 3, warmup: int = 1) -> float:
+    """Minimum wall time of ``fn()`` over ``repeats`` calls after ``warmup`` calls."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+# ---- engine ------------------------------------------------------------------------------------------
+def make_round_setup(model_name: str, clients: int = 20, samples: int = 2625, test_samples: int = 875, seed: int = 0):
+    """Random FMNIST-shaped data (train and test ``ClientData``), the model and the initial global model."""
+    from repro.engine.data import ClientData
+    from repro.engine.rng import RngStreams
+    from repro.models import build_model
+
+    model = build_model(model_name)
+    g = torch.Generator().manual_seed(seed)
+    shape = (28, 28)
+
+    def data(m):
+        sizes = torch.full((clients,), m, dtype=torch.int64)
+        x = torch.randn(clients * m, *shape, generator=g)
+        y = torch.randint(0, 10, (clients * m,), generator=g)
+        return ClientData(x, y, torch.cumsum(sizes, 0) - sizes, sizes)
+
+    train, test = data(samples), data(test_samples)
+    streams = RngStreams(seed)
+    w0 = model.init(streams.torch("init"))[0]
+    return model, train, test, w0, streams
+
+
+def vectorized_round(model, train, test, w0, streams, lr=0.005, batch_size=10):
+    """One FedAvg round on the engine plus per-client evaluation; returns (global params, test accuracy [N])."""
+    from repro.algorithms.fedavg import FedAvg
+    from repro.engine.rng import RoundRng
+    from repro.engine.train import evaluate
+
+    algo = FedAvg(model, lr=lr, batch_size=batch_size, epochs=1)
+    state = algo.round(algo.init_state(w0, train), train, RoundRng(streams, 0))
+    evaluate(model, state.global_params, train)
+    res = evaluate(model, state.global_params, test)
+    return state.global_params, res.accuracy
+
+
+def sequential_round(model, train, test, w0, streams, lr=0.005, batch_size=10):
+    """The same round with the sequential reference (per-client modules and optimisers)."""
+    from repro.algorithms.base import aggregation_weights
+    from repro.algorithms.fedavg import round_plan
+    from repro.engine.reference import sequential_evaluate, sequential_local_sgd
+    from repro.engine.rng import RoundRng
+
+    plan = round_plan(train, RoundRng(streams, 0), batch_size=batch_size, epochs=1)
+    local = sequential_local_sgd(model, w0.unsqueeze(0).expand(train.num_clients, -1), train, plan, lr=lr)
+    w = aggregation_weights(train, "samples", None).to(local.dtype) @ local
+    sequential_evaluate(model, w, train)
+    _, acc = sequential_evaluate(model, w, test)
+    return w, acc
+
+
+def round_flops(model, train, test) -> float:
+    """FLOPs of one round: 3x forward per training sample (forward + backward), 1x per evaluated sample."""
+    f = model.flops_per_sample()
+    n_train, n_test = int(train.sizes.sum()), int(test.sizes.sum())
+    return 3.0 * f * n_train + f * (n_train + n_test)
+
+
+def bench_engine(model_name: str, clients: int = 20, samples: int = 2625, test_samples: int = 875,
+                 repeats: int = 1, seed: int = 0) -> dict:
+    model, train, test, w0, streams = make_round_setup(model_name, clients, samples, test_samples, seed)
+    wv, _ = vectorized_round(model, train, test, w0, streams)
+    ws, _ = sequential_round(model, train, test, w0, streams)
+    max_diff = float((wv - ws).abs().max())
+    tv = best_time(lambda: vectorized_round(model, train, test, w0, streams), repeats, warmup=0)
+    ts = best_time(lambda: sequential_round(model, train, test, w0, streams), repeats, warmup=0)
+    return {
+        "model": model_name, "clients": clients, "samples_per_client": samples, "test_samples_per_client": test_samples,
+        "vectorized_s_per_round": tv, "sequential_s_per_round": ts, "speedup": ts / tv,
+        "gflops": round_flops(model, train, test) / tv / 1e9, "max_abs_diff_vs_sequential": max_diff,
+        "threads": torch.get_num_threads(),
+    }
+
+
+# ---- kernels -----------------------------------------------------------------------------------------
+def kernel_cases(x: torch.Tensor, seed: int = 0) -> dict[str, tuple[Callable, Callable]]:
+    """name -> (vectorised kernel, per-client loop reference), both ``() -> tensor``."""
+    from repro.privacy import clip_rows, add_gaussian, quantize_uniform, quantize_stochastic, subtractive_dither
+    from repro.privacy.clip import clip_and_gaussian
+
+    n = x.shape[0]
+    sigma = torch.linspace(0.1, 1.0, n)
+    c, a, bits, step = 20.0, 3.0, 8, 0.05
+    gen = lambda: torch.Generator().manual_seed(seed)  # noqa: E731
+
+    def loop(fn):
+        def run():
+            g = gen()
+            return torch.stack([fn(x[i : i + 1], i, g)[0] for i in range(n)])
+        return run
+
+    return {
+        "clip_gaussian": (lambda: clip_and_gaussian(x, c, sigma, gen()),
+                          loop(lambda r, i, g: add_gaussian(clip_rows(r, c), float(sigma[i]), g))),
+        "quantize_uniform": (lambda: quantize_uniform(x, a, bits), loop(lambda r, i, g: _naive_uniform(r, a, bits))),
+        "quantize_stochastic": (lambda: quantize_stochastic(x, a, bits, gen()), loop(lambda r, i, g: _naive_stochastic(r, a, bits, g))),
+        "subtractive_dither": (lambda: subtractive_dither(x, step, gen(), with_indices=False)[1], loop(lambda r, i, g: _naive_dither(r, step, g))),
+    }
+
+
+def _naive_uniform(r, a, bits):
+    d = 2 * a / (2**bits - 1)
+    return torch.clamp(torch.round((r + a) / d), 0, 2**bits - 1) * d - a
+
+
+def _naive_stochastic(r, a, bits, g):
+    d = 2 * a / (2**bits - 1)
+    t = (torch.clamp(r, -a, a) + a) / d
+    return torch.clamp(torch.floor(t + torch.rand(r.shape, generator=g)), 0, 2**bits - 1) * d - a
+
+
+def _naive_dither(r, step, g):
+    u = (torch.rand(r.shape, generator=g) - 0.5) * step
+    return torch.round((r + u) / step) * step - u
+
+
+def bench_kernels(clients: int = 20, params: int = 1_000_000, repeats: int = 3, seed: int = 0) -> list[dict]:
+    x = torch.randn(clients, params, generator=torch.Generator().manual_seed(seed))
+    copy_s = best_time(lambda: x.clone(), repeats)
+    g = torch.Generator().manual_seed(seed)
+    rng_floor = {"normal": best_time(lambda: torch.empty_like(x).normal_(generator=g), repeats),
+                 "uniform": best_time(lambda: torch.empty_like(x).uniform_(generator=g), repeats)}
+    needs = {"clip_gaussian": "normal", "quantize_stochastic": "uniform", "subtractive_dither": "uniform"}
+    out = []
+    for name, (vec, ref) in kernel_cases(x, seed).items():
+        tv, tl = best_time(vec, repeats), best_time(ref, repeats)
+        row = {"kernel": name, "shape": [clients, params], "vectorized_s": tv, "loop_s": tl, "copy_s": copy_s,
+               "loop_over_vectorized": tl / tv, "vectorized_over_copy": tv / copy_s}
+        if name in needs:  # drawing the random numbers alone (torch's CPU generator) is a floor too
+            row["rng_fill_s"] = rng_floor[needs[name]]
+            row["vectorized_over_rng_fill"] = tv / rng_floor[needs[name]]
+        out.append(row)
+    return out
+
+
+# ---- CLI -----------------------------------------------------------------------------------------------
+def register(subparsers) -> None:
+    p = subparsers.add_parser("bench", help="benchmarks: engine round vs sequential reference, privacy kernels")
+    sub = p.add_subparsers(dest="bench_command", required=True)
+    e = sub.add_parser("engine", help="one FedAvg round, vectorised vs sequential")
+    e.add_argument("--model", choices=("mlr", "dnn", "cnn"), default="mlr")
+    e.add_argument("--clients", type=int, default=20)
+    e.add_argument("--samples", type=int, default=2625, help="training samples per client (default 2625)")
+    e.add_argument("--test-samples", type=int, default=875, help="test samples per client (default 875)")
+    e.add_argument("--repeats", type=int, default=1)
+    e.add_argument("--threads", type=int, default=1)
+    e.add_argument("--json", action="store_true", help="print one JSON object")
+    e.set_defaults(func=_cmd_engine)
+    k = sub.add_parser("kernels", help="clip+noise and quantisers on a [clients, params] stack")
+    k.add_argument("--clients", type=int, default=20)
+    k.add_argument("--params", type=int, default=1_000_000)
+    k.add_argument("--repeats", type=int, default=3)
+    k.add_argument("--threads", type=int, default=1)
+    k.add_argument("--json", action="store_true")
+    k.set_defaults(func=_cmd_kernels)
+
+
+def _cmd_engine(args) -> int:
+    torch.set_num_threads(args.threads)
+    r = bench_engine(args.model, args.clients, args.samples, args.test_samples, args.repeats)
+    if args.json:
+        print(json.dumps(r))
+    else:
+        print(f"{r['model']}: {r['clients']} clients x {r['samples_per_client']} samples: vectorised "
+              f"{r['vectorized_s_per_round']:.3f} s/round, sequential {r['sequential_s_per_round']:.3f} s/round, "
+              f"speedup {r['speedup']:.2f}x, {r['gflops']:.1f} GFLOP/s")
+    return 0
+
+
+def _cmd_kernels(args) -> int:
+    torch.set_num_threads(args.threads)
+    rows = bench_kernels(args.clients, args.params, args.repeats)
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        for r in rows:
+            extra = f"  vec/rng-fill {r['vectorized_over_rng_fill']:5.2f}" if "rng_fill_s" in r else ""
+            print(f"{r['kernel']:<22} {r['vectorized_s']*1e3:8.1f} ms  loop/vec {r['loop_over_vectorized']:5.2f}  "
+                  f"vec/copy {r['vectorized_over_copy']:5.2f}{extra}")
+    return 0
