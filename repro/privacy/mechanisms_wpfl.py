@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -56,6 +57,7 @@ def ma_epsilon(z: float, q: float, steps: int, delta: float, conversion: str = "
     return (_eps_rdp if conversion == "rdp" else _eps_classic)(z, q, steps, delta)
 
 
+@functools.lru_cache(maxsize=256)
 def ma_noise_multiplier(epsilon: float, delta: float, steps: int, q: float = 0.01, conversion: str = "rdp",
                         lo: float = 0.2, hi: float = 8.0, tol: float = 2e-5) -> float:
     """Smallest ``z`` (to ``tol``) with ``ma_epsilon(z) <= epsilon`` by bisection (epsilon decreases in z)."""

@@ -45,12 +45,9 @@ def effective_bits(codes: torch.Tensor, bits: int) -> torch.Tensor:
 
 
 def bit_length(j: torch.Tensor) -> torch.Tensor:
-    """Number of bits of non-negative integers (0 -> 0)."""
-    jf = j.double()
-    out = torch.where(j > 0, torch.floor(torch.log2(jf.clamp(min=1))) + 1, torch.zeros_like(jf)).to(torch.int64)
-    # guard float rounding at powers of two
-    out = out + (j >= (1 << out.clamp(max=62))).to(torch.int64) - ((out > 0) & (j < (1 << (out - 1).clamp(min=0)))).to(torch.int64)
-    return out
+    """Number of bits of non-negative integers below 2^53 (0 -> 0), via the float exponent (frexp)."""
+    _, exponent = torch.frexp(j.to(torch.float64))
+    return exponent.to(torch.int64)
 
 
 def elias_gamma_length(n: np.ndarray) -> np.ndarray:

@@ -301,24 +301,30 @@ def run_series(env: Environment, series: str, t0: int, eval_every: int | None = 
             recv = omega_g.unsqueeze(0).expand(n, -1).contiguous()
         else:
             codes = codec.encode(omega_g.unsqueeze(0), clip, bits).expand(n, -1).contiguous()
-            codes, _ = flip_bits(codes, dl.ber, bits, rs.numpy("bitflip_dl"))
-            recv = codec.decode(codes, clip, bits, omega_g.dtype)
+            codes, n_err = flip_bits(codes, dl.ber, bits, rs.numpy("bitflip_dl"))
+            recv = omega_g.unsqueeze(0).repeat(n, 1)  # omega_g is already on the Q_G grid
+            hit = torch.as_tensor(np.flatnonzero(n_err), dtype=torch.int64)
+            if len(hit):
+                recv[hit] = codec.decode(codes[hit], clip, bits, omega_g.dtype)
         sel = torch.as_tensor(clients, dtype=torch.int64)
-        if len(clients):
-            plan_fl = step_plan(sizes, bsz, steps, rs.torch("data_order_fl"))
-            u = local_sgd(env.model, recv[sel], env.train, plan_fl, lr=eta_f, row_client=sel)  # (20a)
-            u = _clip_rows(u, clip)  # (2)
-            noise_gen = rs.torch("dp_noise")
-            ber_sel = ul.ber[clients, subs]
-            received = transmit_uplink(u, mechanism, sigma, clip, bits, ber_sel, noise_gen, rs.numpy("bitflip_ul"),
-                                       error_free, stats, rs.numpy("dither"))
+        k = len(clients)
+        # one batched call: rows 0..k-1 = FL updates (20a) of the scheduled clients from their received
+        # global model; rows k.. = PL updates (20b) of every client (D4), anchored at the received model
+        plan = step_plan(sizes, bsz, steps, rs.torch("data_order"))
+        lam_t = torch.as_tensor(lam, dtype=pl.dtype)
+        fl_lr = torch.full((k,), eta_f, dtype=pl.dtype)
+        both = local_sgd(env.model, torch.cat([recv[sel], pl]), env.train, plan,
+                         lr=torch.cat([fl_lr, torch.as_tensor(eta_p, dtype=pl.dtype)]),
+                         mu=torch.cat([torch.zeros(k, dtype=pl.dtype), lam_t]), anchor=torch.cat([recv[sel], recv]),
+                         loss_scale=torch.cat([torch.ones(k, dtype=pl.dtype), 1 - lam_t / 2]),
+                         row_client=torch.cat([sel, torch.arange(n)]))
+        pl = both[k:]
+        if k:
+            u = _clip_rows(both[:k], clip)  # (2)
+            received = transmit_uplink(u, mechanism, sigma, clip, bits, ul.ber[clients, subs], rs.torch("dp_noise"),
+                                       rs.numpy("bitflip_ul"), error_free, stats, rs.numpy("dither"))
             omega_l = received.mean(0)  # (16)
             omega_g = q_global(omega_l)  # (19)
-        # PL update (20b) for every client (D4), anchored at its received global model
-        plan_pl = step_plan(sizes, bsz, steps, rs.torch("data_order_pl"))
-        lam_t = torch.as_tensor(lam, dtype=pl.dtype)
-        pl = local_sgd(env.model, pl, env.train, plan_pl, lr=torch.as_tensor(eta_p, dtype=pl.dtype), mu=lam_t,
-                       anchor=recv, loss_scale=1 - lam_t / 2)
         uploads[clients] += 1
         dl = channel.downlink(streams.spawn(t + 1).torch("channel_dl"))
         rho_ul = ul.word_error[clients, subs]
