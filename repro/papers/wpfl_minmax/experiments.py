@@ -104,11 +104,11 @@ def execute(spec: RunSpec, ctx) -> dict:
         try:
             from repro.papers.wpfl_minmax.pfl_baselines import run_pfl_series  # noqa: F401
         except ImportError as exc:
-            return unavailable_result(f"PFL baselines not available: {exc}")
+            return unavailable_result(f"PFL baselines not available ({type(exc).__name__})")
     try:
         env = build_environment(cfg, params, spec.seed, device=ctx.device)
     except DatasetUnavailableError as exc:
-        return unavailable_result(f"{CONFIG_DATASET[cfg]} not available offline ({str(exc).splitlines()[0][:120]})")
+        return unavailable_result(f"dataset {CONFIG_DATASET[cfg]} not available offline")
     t_max = max(params["t0_grid"])
     out = {"config": cfg, "group": group, "seed": spec.seed, "g0": env.g0, "series": {}}
     for series in GROUPS[group]:

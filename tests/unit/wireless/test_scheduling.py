@@ -65,3 +65,27 @@ def test_random_schedule_valid_and_seeded():
     assert set(c) == {1, 4, 7} and len(set(s)) == 3
     c2, s2 = random_schedule(elig, 10, np.random.default_rng(3))
     assert np.array_equal(c, c2) and np.array_equal(s, s2)
+
+
+def test_budget_loop_round_robin_and_km_exhaust_every_client():
+    """C7 cap: RR needs exactly 2 T0 rounds for N = 20, K = 10; every client ends with T0 uploads."""
+    rng = np.random.default_rng(0)
+    for policy in ("rr", "km", "random"):
+        rr = RoundRobin(20, 10)
+        uploads = np.zeros(20, int)
+        t = 0
+        while (uploads < 7).any() and t < 28:
+            elig = uploads < 7
+            if policy == "rr":
+                c, _ = rr(elig)
+            elif policy == "km":
+                c, _ = min_error_assignment(rng.random((20, 10)), elig)
+            else:
+                c, _ = random_schedule(elig, 10, rng)
+            uploads[c] += 1
+            t += 1
+        assert np.all(uploads == 7)
+        if policy == "rr":
+            assert t == 14  # T = 2 T0 exactly
+        else:
+            assert 14 <= t <= 28
