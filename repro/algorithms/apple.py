@@ -5,8 +5,11 @@ downloads every core (others as received through ``upload`` then ``download``; i
 and, per minibatch (guide dp_ditto §6):
   w_n = sum_j p_nj c_j                          (personalised model)
   c_n <- c_n - eta_c p_nn grad_w L(w_n)
-  p_nj <- p_nj - eta_p (g_nj + lam(r) mu (p_nj - p0_j)),  g_nj = mean over parameter tensors of the
-          element-mean of grad_w L(w_n) * c_j  (TsingZ0/PFLlib normalisation)
+  p_nj <- p_nj - eta_p (g_nj + lam(r) mu (p_nj - p0_j)),  g_nj = dL/dp_nj = <grad_w L(w_n), c_j>
+          ([25]: p_n is learned by back-propagation through w_n = sum_j p_nj c_j, so the exact
+          derivative is the full inner product; ``p_grad="tensor_mean"`` gives TsingZ0/PFLlib's
+          rescaled variant, the mean over parameter tensors of the element-mean of grad * c_j,
+          which is ~1/P_tensor smaller and leaves p at 1/N for any usable eta_p)
   lam(r) = (cos(r pi / L_r) + 1)/2 for round r < L_r = L*T, else 0.
 Uploads c_n; personalised model evaluated: sum_j p_nj c_j.
 """
@@ -35,6 +38,11 @@ def mix(p: torch.Tensor, downloaded: torch.Tensor) -> torch.Tensor:
     return torch.bmm(p.unsqueeze(1), downloaded).squeeze(1)
 
 
+def inner_products(grad: torch.Tensor, downloaded: torch.Tensor) -> torch.Tensor:
+    """g_nj = <grad_n, D_n[j]> = dL(sum_j p_nj D_n[j]) / dp_nj: ``grad`` [K, P], ``downloaded`` [K, N, P] -> [K, N]."""
+    return torch.bmm(downloaded, grad.unsqueeze(2)).squeeze(2)
+
+
 def tensor_mean_products(model, grad: torch.Tensor, downloaded: torch.Tensor) -> torch.Tensor:
     """g_nj = (1/#tensors) sum_k mean_{e in tensor k} grad_n[e] * D_n[j][e] -> [K, N]."""
     out = torch.zeros(downloaded.shape[0], downloaded.shape[1], dtype=grad.dtype, device=grad.device)
@@ -48,9 +56,12 @@ class Apple:
     name = "apple"
 
     def __init__(self, setup: PFLSetup, lr_p: float = 0.01, mu: float = 0.0, L: float = 1.0, total_rounds: int = 1,
-                 core_lr: float | None = None):
+                 core_lr: float | None = None, p_grad: str = "inner"):
         if lr_p < 0 or mu < 0 or L <= 0 or total_rounds < 1:
             raise ValueError(f"APPLE needs lr_p >= 0, mu >= 0, L > 0, total_rounds >= 1; got {lr_p}, {mu}, {L}, {total_rounds}")
+        if p_grad not in ("inner", "tensor_mean"):
+            raise ValueError(f"unknown p_grad {p_grad!r}; allowed: inner (APPLE paper), tensor_mean (TsingZ0/PFLlib)")
+        self.p_grad = p_grad
         self.setup, self.lr_p, self.mu, self.L, self.T = setup, float(lr_p), float(mu), float(L), int(total_rounds)
         self.core_lr = setup.lr * setup.num_clients if core_lr is None else float(core_lr)  # eta_c = eta * N
 
@@ -94,7 +105,7 @@ class Apple:
             pnn = p[own].unsqueeze(1)
             a = act.unsqueeze(1)
             new_core = D[own] - self.core_lr * pnn * g
-            gp = tensor_mean_products(s.model, g, D)
+            gp = inner_products(g, D) if self.p_grad == "inner" else tensor_mean_products(s.model, g, D)
             new_p = p - self.lr_p * (gp + lam * self.mu * (p - p0))
             D[own] = torch.where(a, new_core, D[own])
             p = torch.where(a, new_p, p)

@@ -49,6 +49,12 @@ def ala_combine(theta_old_top, global_top, weights):
     return theta_old_top + (global_top - theta_old_top) * weights
 
 
+def ala_weight_step(weights, grad_top, diff, eta_w: float):
+    """One ALA step: dL/dW = grad_theta L * (w~ - theta_old) (chain rule through ``ala_combine``),
+    W <- clip(W - eta_W dL/dW, 0, 1) element-wise ([26] eq. (6))."""
+    return torch.clamp(weights - eta_w * grad_top * diff, 0.0, 1.0)
+
+
 class FedALA:
     name = "fedala"
 
@@ -92,7 +98,7 @@ class FedALA:
                 x, y = s.train.gather(S, plan.positions[step].to(received.device))
                 model_t = torch.cat([base[:, :c], ala_combine(theta_old[:, c:], received[:, c:], W)], 1)
                 g, loss = batch_grad(s.model, model_t, x, y, plan.mask[step].to(received.device))
-                W = torch.where(act.unsqueeze(1), torch.clamp(W - self.eta_w * g[:, c:] * diff, 0.0, 1.0), W)
+                W = torch.where(act.unsqueeze(1), ala_weight_step(W, g[:, c:], diff, self.eta_w), W)
                 last = torch.where(act, loss, last)
             for k in range(K):
                 if bool(todo[k]):

@@ -12,6 +12,7 @@ Personalised model evaluated: theta_n.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 
@@ -26,13 +27,26 @@ class PFedMeState:
     info: dict = field(default_factory=dict)
 
 
-def moreau_inner_solve(model, theta, w, x, y, mask, lam: float, personal_lr: float, steps: int) -> torch.Tensor:
-    """K gradient steps on h(theta) = f(theta; batch) + lam/2 ||theta - w||^2 for every row (inactive
-    rows: empty mask -> zero data gradient, so they only move towards w; callers pass active rows)."""
+def moreau_inner_solve(grad_fn: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor, w: torch.Tensor,
+                       lam: float, personal_lr: float, steps: int) -> torch.Tensor:
+    """K gradient steps on h(theta) = f(theta) + lam/2 ||theta - w||^2 for every row ([22] eq. (7): the
+    inner problem of the Moreau envelope, solved approximately): theta <- theta - eta_p (grad f(theta) + lam (theta - w)).
+    ``grad_fn(theta [R, P]) -> [R, P]`` is grad f (the minibatch loss gradient). Converges to the minimiser
+    of h when eta_p (lam + L_f) < 2 (L_f: smoothness of f)."""
     for _ in range(int(steps)):
-        g, _ = batch_grad(model, theta, x, y, mask)
-        theta = theta - personal_lr * (g + lam * (theta - w))
+        theta = theta - personal_lr * (grad_fn(theta) + lam * (theta - w))
     return theta
+
+
+def outer_update(w: torch.Tensor, theta: torch.Tensor, lr: float, lam: float) -> torch.Tensor:
+    """[22] Alg. 1 local update w <- w - eta lam (w - theta^): a gradient step on the Moreau envelope
+    F_n(w) = min_theta f(theta) + lam/2 ||theta - w||^2, whose gradient is lam (w - theta^(w))."""
+    return w - lr * lam * (w - theta)
+
+
+def server_update(previous: torch.Tensor, mean_upload: torch.Tensor, beta: float) -> torch.Tensor:
+    """[22] Alg. 1 server step w <- (1 - beta) w_prev + beta * mean_n w_n (beta = 1: plain mean)."""
+    return (1 - beta) * previous + beta * mean_upload
 
 
 class PFedMe:
@@ -60,13 +74,14 @@ class PFedMe:
             if not bool(act.any()):
                 continue
             x, y = s.train.gather(S, pos[step])
-            new_theta = moreau_inner_solve(s.model, theta, w, x, y, mask[step], self.lam, self.eta_p, self.K)
-            new_w = w - s.lr * self.lam * (w - new_theta)
+            m = mask[step]
+            new_theta = moreau_inner_solve(lambda th: batch_grad(s.model, th, x, y, m)[0], theta, w, self.lam, self.eta_p, self.K)
+            new_w = outer_update(w, new_theta, s.lr, self.lam)
             a = act.unsqueeze(1)
             theta, w = torch.where(a, new_theta, theta), torch.where(a, new_w, w)
         received = s.upload(w, S, t)
         mean = s.aggregate(received, S)
-        new_global = (1 - self.beta) * state.global_params + self.beta * mean
+        new_global = server_update(state.global_params, mean, self.beta)
         personal = state.personal.clone()
         personal[S] = theta
         return PFedMeState(new_global, personal, state.info)

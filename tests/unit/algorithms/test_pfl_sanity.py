@@ -8,9 +8,7 @@ import pytest
 from repro.experiment import RunContext, RunSpec
 from repro.experiment import load_params
 
-KNOWN_BELOW = pytest.mark.xfail(strict=True, reason="known defect: non-private accuracy after 20 rounds is 0.50 "
-                                 "(pFedMe) / 0.29 (APPLE) < 0.90; hyper-parameters or implementation under investigation")
-ALGOS = ["ditto", pytest.param("pfedme", marks=KNOWN_BELOW), pytest.param("apple", marks=KNOWN_BELOW), "fedamp", "fedala"]
+ALGOS = ["ditto", "pfedme", "apple", "fedamp", "fedala"]
 
 
 def _spec(algo: str) -> RunSpec:
