@@ -15,6 +15,7 @@ from scipy import stats
 
 from repro.claims import close_to, holds, not_evaluated, paper_number
 from repro.papers.dp_ditto import theory as th
+from repro.papers.dp_ditto.experiments import SWEEP_ID
 
 P = "dp_ditto"
 BASE = {"fedamp": "DP-FedAMP", "pfedme": "DP-pFedMe", "apple": "DP-APPLE", "fedala": "DP-FedALA"}
@@ -172,14 +173,14 @@ def _claim_6(tables) -> list:
 
 
 def _claim_7(tables) -> list:
-    t = tables.get("table_lambda_sweep")
+    t = tables.get(SWEEP_ID)
     if t is None or t.empty:
-        return [not_evaluated("7", P, "table_lambda_sweep", "smaller lambda* for smaller eps", "paper_number", "no sweep data")]
+        return [not_evaluated("7", P, SWEEP_ID, "smaller lambda* for smaller eps", "paper_number", "no sweep data")]
     m = t[t["metric"] == "fairness"].groupby(["series", "x"])["value"].mean()
     out = []
     for eps, paper in (("10", 0.005), ("100", 0.01)):
         s = m.xs(f"eps={eps}", level=0).fillna(np.inf)
-        out.append(paper_number(f"7.eps{eps}", P, "table_lambda_sweep",
+        out.append(paper_number(f"7.eps{eps}", P, SWEEP_ID,
                                 f"fairness-optimal lambda at eps={eps} is {paper} (grid-end ties expected)", float(s.idxmin()),
                                 paper, rel=1e-9))
     return out

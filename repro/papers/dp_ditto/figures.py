@@ -9,7 +9,7 @@ import pandas as pd
 
 from repro.experiment import FigureSpec, RenderContext, Rendered, is_unavailable
 from repro.papers.dp_ditto import theory as th
-from repro.papers.dp_ditto.experiments import PANEL_TITLES, eps_key
+from repro.papers.dp_ditto.experiments import PANEL_TITLES, PRIVACY_ID, SWEEP_ID, build_plan, eps_key
 from repro.plotting import mark_unavailable, subplots, suptitle
 from repro.results import tidy_frame
 
@@ -174,12 +174,11 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     lam = p["fig3_lambda"] if fig.fig_id == "fig3" else p["fig4_lambda"]
     panels = p["fig34_panels"]
     rows, unavailable = [], {}
-    for spec in fig.runs:
-        q, res = spec.params, results[spec.run_id]
+    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
         if is_unavailable(res):
             unavailable[q["panel"]] = res["reason"]
             continue
-        if spec.task == "ditto":
+        if "algorithm" not in q:
             if float(q["epsilon"]) != float(eps):
                 continue
             method, series = "ditto", lam_key(lam)
@@ -188,11 +187,11 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
         i = panels.index(q["panel"])
         for k, metric in enumerate(("accuracy", "fairness")):
             rows.append({"figure": fig.fig_id, "panel": LETTERS[2 * i + k], "series": METHOD_LABELS[method], "x": q["T"],
-                         "metric": metric, "value": _value(res, series, metric), "seed": spec.seed, "run_id": spec.run_id})
+                         "metric": metric, "value": _value(res, series, metric), "seed": seed, "run_id": rid})
             rows.append({"figure": fig.fig_id, "panel": LETTERS[2 * i + k], "series": METHOD_LABELS[method], "x": q["T"],
                          "metric": {"accuracy": "accuracy_unweighted", "fairness": "fairness_std"}[metric],
                          "value": _value(res, series, {"accuracy": "accuracy_unweighted", "fairness": "fairness_std"}[metric]),
-                         "seed": spec.seed, "run_id": spec.run_id})
+                         "seed": seed, "run_id": rid})
     df = tidy_frame(rows)
     f, axes = subplots(len(panels), 2, width=4.2, height=3.0)
     for i, panel in enumerate(panels):
@@ -218,8 +217,7 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     p = ctx.params
     panels, lam = p["fig5_panels"], lam_key(p["fig5_lambda"])
     rows, unavailable = [], {}
-    for spec in fig.runs:
-        q, res = spec.params, results[spec.run_id]
+    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
         if is_unavailable(res):
             unavailable[q["panel"]] = res["reason"]
             continue
@@ -237,13 +235,13 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
             series = f"eps={eps_key(eps)}"
         for T, v in pts:
             rows.append({"figure": "fig5", "panel": LETTERS[i], "series": series, "x": T, "metric": "loss", "value": v,
-                         "seed": spec.seed, "run_id": spec.run_id})
+                         "seed": seed, "run_id": rid})
         if math.isinf(eps) and "0" in res["series"]:  # claim 18: lambda = 0 at eps = inf, every evaluated round
             for t in res["eval_rounds"]:
                 for metric in ("loss", "accuracy"):
                     rows.append({"figure": "fig5", "panel": LETTERS[i], "series": "Ditto (eps=inf) lambda=0", "x": t,
-                                 "metric": metric, "value": _value(res, "0", metric, t), "seed": spec.seed,
-                                 "run_id": spec.run_id})
+                                 "metric": metric, "value": _value(res, "0", metric, t), "seed": seed,
+                                 "run_id": rid})
     df = tidy_frame(rows)
     f, axes = subplots(2, 2, width=4.2, height=3.0)
     order = [f"eps={eps_key(e)}" for e in p["fig5_epsilons"] if not math.isinf(e)] + ["Ditto (eps=inf)"]
@@ -269,8 +267,7 @@ def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     p = ctx.params
     panels = p["fig6_panels"]
     rows, unavailable = [], {}
-    for spec in fig.runs:
-        q, res = spec.params, results[spec.run_id]
+    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
         if is_unavailable(res):
             unavailable[q["panel"]] = res["reason"]
             continue
@@ -281,7 +278,7 @@ def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
                 letter = LETTERS[2 * i + (0 if metric == "accuracy" else 1)]
                 for t, v in zip(res["eval_rounds"], res["series"][s][metric]):
                     rows.append({"figure": "fig6", "panel": letter, "series": f"lambda={s}", "x": t, "metric": metric,
-                                 "value": float("nan") if v is None else v, "seed": spec.seed, "run_id": spec.run_id})
+                                 "value": float("nan") if v is None else v, "seed": seed, "run_id": rid})
     df = tidy_frame(rows)
     f, axes = subplots(len(panels), 2, width=4.2, height=3.0)
     order = [f"lambda={lam_key(l)}" for l in p["fig6_lambdas"]]
@@ -326,14 +323,13 @@ def joint_optimum(df: pd.DataFrame, max_iter: int = 5, lam0: float = 0.1) -> tup
 def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     p = ctx.params
     rows, unavailable = [], None
-    for spec in fig.runs:
-        q, res = spec.params, results[spec.run_id]
+    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
         if is_unavailable(res):
             unavailable = res["reason"]
             continue
         for lam in p["fig7_lambdas"]:
             s = lam_key(lam)
-            base = {"figure": "fig7", "seed": spec.seed, "run_id": spec.run_id}
+            base = {"figure": "fig7", "seed": seed, "run_id": rid}
             rows.append({**base, "panel": "a", "series": f"T={q['T']}", "x": float(lam), "metric": "fairness",
                          "value": _value(res, s, "fairness")})
             rows.append({**base, "panel": "b", "series": f"lambda={s}", "x": q["T"], "metric": "loss",
@@ -378,16 +374,15 @@ def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
 def _table_sweep(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     p = ctx.params
     rows, reason = [], None
-    for spec in fig.runs:
-        q, res = spec.params, results[spec.run_id]
+    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
         if is_unavailable(res):
             reason = res["reason"]
             continue
         for lam in p["sweep_lambdas"]:
             for metric in ("fairness", "accuracy", "loss"):
                 rows.append({"figure": fig.fig_id, "panel": "sweep", "series": f"eps={eps_key(q['epsilon'])}", "x": float(lam),
-                             "metric": metric, "value": _value(res, lam_key(lam), metric), "seed": spec.seed,
-                             "run_id": spec.run_id})
+                             "metric": metric, "value": _value(res, lam_key(lam), metric), "seed": seed,
+                             "run_id": rid})
     df = tidy_frame(rows)
     f, axes = subplots(1, 2, width=4.2, height=3.0)
     md = [f"Lambda sweep, {PANEL_TITLES[p['sweep_panel']]}, T={p['sweep_T']} (mean over seeds)", "",
@@ -409,7 +404,7 @@ def _table_sweep(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered
         axes[0, 0].set_yscale("log")
     axes[0, 0].set_title("fairness vs lambda")
     axes[0, 1].set_title("accuracy vs lambda")
-    suptitle(f, "Lambda sweep at eps = 10 and 100 (claim 7)", ctx.profile, _note(ctx))
+    suptitle(f, "Supplementary: lambda sweep at eps = 10 and 100 (claim 7)", ctx.profile, _note(ctx))
     return Rendered(data=df, figure=f, markdown="\n".join(md) + "\n")
 
 
@@ -424,7 +419,7 @@ def _table_privacy(fig: FigureSpec, ctx: RenderContext) -> Rendered:
         z = su / th.sensitivity(C, n)
         er = th.rdp_epsilon(z, T, delta)
         for metric, v in (("sigma_u", su), ("sigma_z", sz), ("noise_multiplier", z), ("eps_rdp", er)):
-            rows.append({"figure": "table_privacy", "panel": "eq8", "series": metric, "x": eps, "metric": metric, "value": v})
+            rows.append({"figure": PRIVACY_ID, "panel": "eq8", "series": metric, "x": eps, "metric": metric, "value": v})
         md.append(f"| {eps:g} | {su:.6e} | {sz:.6e} | {z:.5f} | {er:.4g} |")
     f, axes = subplots(1, 1, width=7, height=2.2)
     ax = axes[0, 0]
@@ -432,7 +427,7 @@ def _table_privacy(fig: FigureSpec, ctx: RenderContext) -> Rendered:
     cells = [r.strip("|").split("|") for r in md[4:]]
     ax.table(cellText=[[c.strip() for c in r] for r in cells],
              colLabels=["nominal eps", "sigma_u", "sigma_z", "z = sigma_u/Delta s", "eps_RDP"], loc="center")
-    suptitle(f, f"Noise of eq. (8) (C={C:g}, |D_n|={n}, T={T}) and certified eps", ctx.profile)
+    suptitle(f, f"Supplementary: noise of eq. (8) (C={C:g}, |D_n|={n}, T={T}) and certified eps", ctx.profile)
     return Rendered(data=tidy_frame(rows), figure=f, markdown="\n".join(md) + "\n")
 
 
@@ -451,8 +446,8 @@ def render(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
         return _fig6(fig, results, ctx)
     if fig.fig_id == "fig7":
         return _fig7(fig, results, ctx)
-    if fig.fig_id == "table_lambda_sweep":
+    if fig.fig_id == SWEEP_ID:
         return _table_sweep(fig, results, ctx)
-    if fig.fig_id == "table_privacy":
+    if fig.fig_id == PRIVACY_ID:
         return _table_privacy(fig, ctx)
     raise ValueError(f"dp_ditto has no figure {fig.fig_id!r}")

@@ -136,7 +136,8 @@ def make_algorithm(spec: RunSpec, model, train, streams):
     if algo == "apple":
         from repro.algorithms.apple import Apple
 
-        return Apple(setup, lr_p=hp["lr_p"], mu=hp["mu"], L=hp["L"], total_rounds=int(p["T"])), sig
+        return Apple(setup, lr_p=hp["lr_p"], mu=hp["mu"], L=hp["L"], total_rounds=int(p["T"]),
+                     p_grad=hp.get("p_grad", "inner")), sig
     if algo == "fedamp":
         from repro.algorithms.fedamp import FedAMP
 
@@ -188,3 +189,23 @@ def run_training(spec: RunSpec, ctx: RunContext) -> dict:
             "sigma_u_mean": float(np.mean(sig)), "train_sizes": train.sizes.tolist(), "num_params": model.num_params,
             "info": {k: v for k, v in info.items() if isinstance(v, (int, float, str))},
             "train_seconds": time.perf_counter() - t0}
+
+
+def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
+    """All jobs of a ``ditto_batch`` / ``baseline_batch`` run in one process (data loaded once, cached).
+
+    Each job is the training of ``run_training`` with the batch's common params plus the job's
+    (epsilon, clip, T[, lambdas, per_round]); the result is ``{"status": "ok", "jobs": {key: result}}``,
+    or the unavailable result when the dataset is missing."""
+    task = {"ditto_batch": "ditto", "baseline_batch": "baseline"}[spec.task]
+    common = {k: v for k, v in spec.params.items() if k != "jobs"}
+    out, t0 = {}, time.perf_counter()
+    for job in spec.params["jobs"]:
+        p = dict(common)
+        p.update({k: v for k, v in job.items() if k != "key"})
+        res = run_training(RunSpec(spec.paper, task, p, spec.seed), ctx)
+        if res.get("status") != "ok":
+            return res
+        out[job["key"]] = res
+        ctx.log(f"job {job['key']} done ({res['train_seconds']:.1f}s; batch {time.perf_counter() - t0:.1f}s)")
+    return {"status": "ok", "task": spec.task, "jobs": out}
