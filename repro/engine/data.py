@@ -101,7 +101,14 @@ class ClientData:
         """Samples ``positions`` ``[R, B]`` (within each client, < its size) of clients ``clients`` ``[R]``
         -> ``x`` ``[R, B, ...]``, ``y`` ``[R, B]``."""
         rows = self.offsets[clients].unsqueeze(1) + positions
-        return self.x[rows], self.y[rows]
+        return self.take(rows)
+
+    def take(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Samples at absolute row indices ``rows`` (any shape S) -> ``x`` ``[*S, ...]``, ``y`` ``[*S]``
+        (``index_select``: several times faster than advanced indexing on CPU)."""
+        flat = rows.reshape(-1)
+        x = torch.index_select(self.x, 0, flat).view(*rows.shape, *self.x.shape[1:])
+        return x, torch.index_select(self.y, 0, flat).view(rows.shape)
 
     def subset(self, clients) -> "ClientData":
         """The data of some clients only (a copy), in the order given."""

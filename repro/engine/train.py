@@ -136,12 +136,18 @@ def local_sgd(
         ref = model.views(a)
     buf = {k: torch.zeros_like(v) for k, v in w.items()} if momentum else None
 
+    fused = momentum == 0.0 and prefix and bool(getattr(model, "linear_layers", ()))
     for s, k in enumerate(k_per_step):
         if k == 0:
             continue
-        idx, m = abs_rows[s, :k], mask[s, :k]
+        m = mask[s, :k]
+        xb, yb = data.take(abs_rows[s, :k])
         params = {name: v[:k] for name, v in w.items()}
-        grads, _ = batch_grads(model, params, data.x[idx], data.y[idx], m, _head(scale_r, k))
+        if fused:
+            fused_sgd_step(model, params, xb, yb, m, _head(lr_r, k), _head(scale_r, k),
+                                  _head(mu_r, k) if use_prox else None, {n: r[:k] for n, r in ref.items()} if use_prox else None)
+            continue
+        grads, _ = batch_grads(model, params, xb, yb, m, _head(scale_r, k))
         act = None if prefix else active[s, :k]
         for name, wk in params.items():
             _sgd_update(wk, grads[name], _head(lr_r, k), momentum, buf[name][:k] if buf is not None else None,
@@ -150,6 +156,67 @@ def local_sgd(
     flat = torch.cat([v.reshape(rows, -1) for v in w.values()], dim=1)
     out[order] = flat
     return out
+
+
+def fused_sgd_step(model, params, x, y, mask, lr, loss_scale=1.0, mu=None, ref=None) -> torch.Tensor:
+    """One plain SGD step (no momentum) for every row: ``w <- w - lr (g + mu (w - ref))``, in place.
+
+    The model is a feature extractor (``features_views``, differentiated by autograd) followed by a
+    Linear -> ReLU -> ... -> Linear head (``linear_layers``) whose gradients are explicit batched
+    matmuls: each head weight gradient ``dZ^T A`` is accumulated straight into the weight by one
+    ``baddbmm_`` (no gradient tensor is allocated, no autograd graph for the head). Same update as
+    ``batch_grads`` + ``_sgd_update`` up to float rounding. Returns the per-row batch losses.
+    """
+    layers = model.linear_layers
+    head = {n for pair in layers for n in pair}
+    feat_names = [n for n in params if n not in head]
+    rows_lr = lr.reshape(-1, 1) if isinstance(lr, torch.Tensor) else lr
+    if feat_names:
+        leaves = {n: params[n].detach().requires_grad_(True) for n in feat_names}
+        with torch.enable_grad():
+            a0 = model.features_views({**params, **leaves}, x)
+        acts = [a0.detach()]
+    else:
+        acts = [model.features_views(params, x)]
+    with torch.no_grad():
+        for i, (wn, bn) in enumerate(layers):
+            z = torch.baddbmm(params[bn].unsqueeze(1), acts[-1], params[wn].transpose(1, 2))
+            acts.append(torch.relu(z) if i < len(layers) - 1 else z)
+        logits = acts.pop()
+        mf = mask.to(logits.dtype)
+        count = mf.sum(1).clamp(min=1.0)
+        logp = torch.log_softmax(logits, dim=-1)
+        loss = (-logp.gather(2, y.unsqueeze(2)).squeeze(2) * mf).sum(1) / count
+        # d(sum_r scale_r * mean-CE_r)/dlogits, pre-multiplied by lr_r: every update is then a plain subtraction
+        coef = (mf / count.unsqueeze(1)) * rows_lr
+        coef = coef * (loss_scale.reshape(-1, 1) if isinstance(loss_scale, torch.Tensor) else loss_scale)
+        dz = logp.exp_()
+        dz.scatter_add_(2, y.unsqueeze(2), torch.full_like(y, -1.0, dtype=dz.dtype).unsqueeze(2))
+        dz.mul_(coef.unsqueeze(2))
+        for i in reversed(range(len(layers))):
+            wn, bn = layers[i]
+            wt, bt = params[wn], params[bn]
+            da = torch.bmm(dz, wt) if (i > 0 or feat_names) else None  # uses the weights before their update
+            if mu is not None:
+                _prox_pull(wt, ref[wn], lr, mu)
+                _prox_pull(bt, ref[bn], lr, mu)
+            wt.baddbmm_(dz.transpose(1, 2), acts[i], alpha=-1.0)
+            bt.sub_(dz.sum(1))
+            dz = da.mul_(acts[i] > 0) if i > 0 else da
+    if feat_names:  # dz is now lr * d(loss)/d(features): autograd gives lr-scaled feature gradients
+        grads = torch.autograd.grad(a0, list(leaves.values()), dz)
+        with torch.no_grad():
+            for n, g in zip(feat_names, grads):
+                if mu is not None:
+                    _prox_pull(params[n], ref[n], lr, mu)
+                params[n].sub_(g)
+    return loss
+
+
+def _prox_pull(p, ref, lr, mu):
+    """``p <- p - lr mu (p - ref)`` in place (lr, mu floats or per-row ``[k, 1]``)."""
+    c = lr * mu
+    p.sub_((p - ref).mul_(_rowwise(c, p) if isinstance(c, torch.Tensor) else c))
 
 
 def _rowwise(v, like: torch.Tensor):
@@ -214,7 +281,7 @@ def evaluate(model, theta: torch.Tensor, data: ClientData, row_client: torch.Ten
         row_client = torch.arange(data.num_clients, device=device)
     row_client = torch.as_tensor(row_client, dtype=torch.int64, device=device)
     rows = len(row_client)
-    feat = max(1, data.x[0].numel())
+    feat = max(1, data.x[0].numel(), model.activations_per_sample())
     if theta.dim() == 1 or theta.shape[0] == 1:
         return _evaluate_one_model(model, theta.reshape(1, -1), data, row_client, max(256, 8_000_000 // feat))
     if theta.shape[0] != rows:
