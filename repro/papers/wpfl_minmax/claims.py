@@ -181,8 +181,29 @@ def evaluate(tables, params, profile):
                 if P in fin and all(b in fin for b in pfl):
                     res.append(all(fin[P] > fin[b] and tail[P] > tail[b] for b in pfl))
             claims.append(holds(*_c(cid, fig, stmt), _passes_configs(res), kind="robust"))
+        elif cid == 12:
+            hits = [min(pfl, key=lambda b: ser[b][t]) == "pFedMe" for ser in f6.values() if all(b in ser for b in pfl)
+                    for t in ser["pFedMe"]]
+            claims.append(paper_number(f"C{cid}", SLUG, fig, stmt + " (fraction of T0 points where pFedMe is lowest)",
+                                       float(np.mean(hits)) if hits else None, 1.0, abs_=1e-9))
+        elif cid == 13:
+            diffs = []
+            for ser in f6.values():
+                if P in ser and all(b in ser for b in pfl):
+                    tm = max(ser[P])
+                    drop = {m: ser[m][tm] - max(ser[m].values()) for m in [P, "FedAMP", "APPLE", "FedALA"]}
+                    diffs.append(drop[P] - np.mean([drop[m] for m in ("FedAMP", "APPLE", "FedALA")]))
+            claims.append(paper_number(f"C{cid}", SLUG, fig, stmt + " (drop of Proposed minus mean drop of the three; > 0 agrees)",
+                                       float(np.mean(diffs)) if diffs else None, 1.0, same_sign=True))
         else:
-            claims.append(not_evaluated(*_c(cid, fig, stmt), kind, "report not implemented"))
+            t_def = int(params["t0_default"])
+            ok = []
+            for ser in f7j.values():
+                if P in ser and all(b in ser for b in pfl) and t_def in ser[P]:
+                    j = {m: ser[m][t_def] for m in [P, *pfl]}
+                    ok += [j[P] > j["pFedMe"], j[P] > j["FedALA"], j[P] < j["FedAMP"], j[P] < j["APPLE"]]
+            claims.append(paper_number(f"C{cid}", SLUG, fig, stmt + f" (fraction of the 4 Jain orderings holding at T0 = {t_def})",
+                                       float(np.mean(ok)) if ok else None, 1.0, abs_=1e-9))
 
     # ---- C15, C16: Table III ----
     t3 = tables.get("table3")

@@ -69,7 +69,7 @@ def _vs_t0(fig, results, ctx, metrics):
                 if s not in avail:
                     continue
                 t0s = sorted(avail[s])
-                vals = [[summ[metric] for summ, _, _ in avail[s][t]] for t in t0s]
+                vals = [[np.nan if summ.get(metric) is None else summ[metric] for summ, _, _ in avail[s][t]] for t in t0s]
                 mean = np.array([np.mean(v) for v in vals])
                 col, mk = STYLE[s]
                 ax.plot(t0s, mean, color=col, marker=mk, label=LABELS[s], ls="--" if s == "S7" else "-")
@@ -80,7 +80,7 @@ def _vs_t0(fig, results, ctx, metrics):
                 for t in t0s:
                     for summ, rid, seed in avail[s][t]:
                         rows.append(dict(figure=fig.fig_id, panel=cfg, series=LABELS[s], x=t, metric=metric,
-                                         value=summ[metric], seed=seed, run_id=rid))
+                                         value=np.nan if summ.get(metric) is None else summ[metric], seed=seed, run_id=rid))
             absent = [s for s in series if s not in avail]
             if not drawn:
                 reason = "; ".join(sorted(set(missing.get(cfg, {}).values()))) or "no runs"
