@@ -4,6 +4,10 @@ Run the workflow first (``snakemake -j8 all``); the profile checked is ``$REPRO_
 (default ``quick``). analytic and robust claims must pass; paper_number claims report paper value vs
 regenerated value and never fail; a claim that is not evaluated is skipped with its reason, unless the
 stored reference says it is evaluable here, in which case it fails.
+
+``tests/claims/known_failures.yaml`` lists robust claims that are known to fail at a profile's scale,
+each with the measured reason; they are strict expected failures: reported, and the test fails as
+soon as such a claim starts to pass (so the entry is removed and the claim guarded again).
 """
 
 import json
@@ -11,6 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from repro import experiment as ex
 
@@ -26,6 +31,8 @@ def _load(slug):
 
 RESULTS = {slug: _load(slug) for slug in ex.PAPERS}
 EXPECTED = json.loads(EXPECTED_FILE.read_text()) if EXPECTED_FILE.exists() else {}
+KNOWN_FILE = ROOT / "tests" / "claims" / "known_failures.yaml"
+KNOWN = ((yaml.safe_load(KNOWN_FILE.read_text()) or {}).get(PROFILE) or {}) if KNOWN_FILE.exists() else {}
 IDS = sorted({f"{s}/{i}" for s, claims in RESULTS.items() if claims for i in claims} | set(EXPECTED))
 
 
@@ -52,4 +59,8 @@ def test_claim(name):
         # fragile paper numbers are reported (paper vs regenerated), never asserted
         print(f"{name}: paper {c['expected']} vs regenerated {c['value']} -> {c['status']}")
         return
+    if name in KNOWN:
+        if c["status"] == "pass":
+            pytest.fail(f"{name} is listed in known_failures.yaml but now passes: remove the entry")
+        pytest.xfail(f"known failure at profile {PROFILE}: {KNOWN[name]}")
     assert c["status"] == "pass", f"{name} ({c['kind']}): {c['statement']} -- regenerated {c['value']}, expected {c['expected']} (tolerance {c['tolerance']}) {c['reason']}"
