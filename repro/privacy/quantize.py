@@ -103,7 +103,7 @@ def _stochastic(x, range_a, bits, generator, out_dtype):
         t, u = tbuf[: shape[0] * shape[1]].view(shape), ubuf[: shape[0] * shape[1]].view(shape)
         torch.add(x[rs, cs], _rowparam(a, rs), out=t).mul_(_rowparam(inv, rs)).clamp_(0.0, top)  # clip(x) to [-A, A]
         u.uniform_(generator=generator)
-        t.add_(u).floor_().clamp_(max=top)  # floor(t + u) = floor(t) + Bernoulli(frac t)
+        t.add_(u).floor_()  # floor(t + u) = floor(t) + Bernoulli(frac t); t <= top, u < 1: stays <= top
         if out_dtype.is_floating_point:
             torch.sub(t.mul_(_rowparam(delta, rs)), _rowparam(a, rs), out=out[rs, cs])
         else:

@@ -21,6 +21,9 @@ CASES = {"mlr": (2625, 875), "dnn": (2625, 875), "cnn": (250, 84)}
 @pytest.mark.parametrize("name", list(CASES))
 def test_fedavg_round_vectorized_vs_sequential(benchmark, name):
     samples, test_samples = CASES[name]
+    # warm both code paths up on a tiny problem (library initialisation, first allocations)
+    tiny = make_round_setup(name, 2, 20, 10, seed=1)
+    vectorized_round(*tiny), sequential_round(*tiny)
     model, train, test, w0, streams = make_round_setup(name, 20, samples, test_samples, seed=0)
     times = []
 
