@@ -23,7 +23,9 @@ def _note(ctx: RenderContext) -> str | None:
     if ctx.profile == "paper":
         return "mean over seeds (band: +-1 std)"
     p = ctx.params
-    return (f"{ctx.profile}: {p['train_per_client']} train / {p['test_per_client']} test samples per client, "
+    cnn = ("" if p["cnn_train_per_client"] is None else
+           f" (CNN: {p['cnn_train_per_client']} / {p['cnn_test_per_client']})")
+    return (f"{ctx.profile}: {p['train_per_client']} train / {p['test_per_client']} test samples per client{cnn}, "
             f"{'reduced' if p['cnn'] == 'reduced' else 'paper'} CNN, {len(p['seeds'])} seed(s), lr {p['lr']}")
 
 
