@@ -136,7 +136,7 @@ def local_sgd(
         ref = model.views(a)
     buf = {k: torch.zeros_like(v) for k, v in w.items()} if momentum else None
 
-    fused = momentum == 0.0 and prefix and bool(getattr(model, "linear_layers", ()))
+    fused = prefix and bool(getattr(model, "linear_layers", ()))
     for s, k in enumerate(k_per_step):
         if k == 0:
             continue
@@ -145,7 +145,9 @@ def local_sgd(
         params = {name: v[:k] for name, v in w.items()}
         if fused:
             fused_sgd_step(model, params, xb, yb, m, _head(lr_r, k), _head(scale_r, k),
-                                  _head(mu_r, k) if use_prox else None, {n: r[:k] for n, r in ref.items()} if use_prox else None)
+                           _head(mu_r, k) if use_prox else None, {n: r[:k] for n, r in ref.items()} if use_prox else None,
+                           momentum=momentum, buf={n: b[:k] for n, b in buf.items()} if buf is not None else None,
+                           prox_in_momentum=prox_in_momentum)
             continue
         grads, _ = batch_grads(model, params, xb, yb, m, _head(scale_r, k))
         act = None if prefix else active[s, :k]
@@ -158,19 +160,22 @@ def local_sgd(
     return out
 
 
-def fused_sgd_step(model, params, x, y, mask, lr, loss_scale=1.0, mu=None, ref=None) -> torch.Tensor:
-    """One plain SGD step (no momentum) for every row: ``w <- w - lr (g + mu (w - ref))``, in place.
+def fused_sgd_step(model, params, x, y, mask, lr, loss_scale=1.0, mu=None, ref=None, *, momentum: float = 0.0,
+                   buf=None, prox_in_momentum: bool = True) -> torch.Tensor:
+    """One SGD step for every row, in place (the update of ``local_sgd``'s module docstring).
 
     The model is a feature extractor (``features_views``, differentiated by autograd) followed by a
     Linear -> ReLU -> ... -> Linear head (``linear_layers``) whose gradients are explicit batched
-    matmuls: each head weight gradient ``dZ^T A`` is accumulated straight into the weight by one
-    ``baddbmm_`` (no gradient tensor is allocated, no autograd graph for the head). Same update as
-    ``batch_grads`` + ``_sgd_update`` up to float rounding. Returns the per-row batch losses.
+    matmuls accumulated straight into their destination by one ``baddbmm_`` each: into the weight
+    (plain SGD; the output gradient is pre-multiplied by lr) or into the momentum buffer ``buf``
+    (``name -> [R, ...]``, required when ``momentum > 0``). No gradient tensor is allocated and no
+    autograd graph is built for the head. Same update as ``batch_grads`` + ``_sgd_update`` up to float
+    rounding. Returns the per-row batch losses.
     """
     layers = model.linear_layers
     head = {n for pair in layers for n in pair}
     feat_names = [n for n in params if n not in head]
-    rows_lr = lr.reshape(-1, 1) if isinstance(lr, torch.Tensor) else lr
+    plain = momentum == 0.0
     if feat_names:
         leaves = {n: params[n].detach().requires_grad_(True) for n in feat_names}
         with torch.enable_grad():
@@ -187,9 +192,10 @@ def fused_sgd_step(model, params, x, y, mask, lr, loss_scale=1.0, mu=None, ref=N
         count = mf.sum(1).clamp(min=1.0)
         logp = torch.log_softmax(logits, dim=-1)
         loss = (-logp.gather(2, y.unsqueeze(2)).squeeze(2) * mf).sum(1) / count
-        # d(sum_r scale_r * mean-CE_r)/dlogits, pre-multiplied by lr_r: every update is then a plain subtraction
-        coef = (mf / count.unsqueeze(1)) * rows_lr
-        coef = coef * (loss_scale.reshape(-1, 1) if isinstance(loss_scale, torch.Tensor) else loss_scale)
+        # d(sum_r scale_r * mean-CE_r)/dlogits; for plain SGD pre-multiplied by lr_r (updates become subtractions)
+        coef = (mf / count.unsqueeze(1)) * (loss_scale.reshape(-1, 1) if isinstance(loss_scale, torch.Tensor) else loss_scale)
+        if plain:
+            coef = coef * (lr.reshape(-1, 1) if isinstance(lr, torch.Tensor) else lr)
         dz = logp.exp_()
         dz.scatter_add_(2, y.unsqueeze(2), torch.full_like(y, -1.0, dtype=dz.dtype).unsqueeze(2))
         dz.mul_(coef.unsqueeze(2))
@@ -197,20 +203,46 @@ def fused_sgd_step(model, params, x, y, mask, lr, loss_scale=1.0, mu=None, ref=N
             wn, bn = layers[i]
             wt, bt = params[wn], params[bn]
             da = torch.bmm(dz, wt) if (i > 0 or feat_names) else None  # uses the weights before their update
-            if mu is not None:
-                _prox_pull(wt, ref[wn], lr, mu)
-                _prox_pull(bt, ref[bn], lr, mu)
-            wt.baddbmm_(dz.transpose(1, 2), acts[i], alpha=-1.0)
-            bt.sub_(dz.sum(1))
-            dz = da.mul_(acts[i] > 0) if i > 0 else da
-    if feat_names:  # dz is now lr * d(loss)/d(features): autograd gives lr-scaled feature gradients
+            if plain:
+                if mu is not None:
+                    _prox_pull(wt, ref[wn], lr, mu)
+                    _prox_pull(bt, ref[bn], lr, mu)
+                wt.baddbmm_(dz.transpose(1, 2), acts[i], alpha=-1.0)
+                bt.sub_(dz.sum(1))
+            else:
+                pw = (wt - ref[wn]).mul_(_rowwise(mu, wt)) if mu is not None else None
+                pb = (bt - ref[bn]).mul_(_rowwise(mu, bt)) if mu is not None else None
+                buf[wn].mul_(momentum).baddbmm_(dz.transpose(1, 2), acts[i])
+                buf[bn].mul_(momentum).add_(dz.sum(1))
+                _momentum_apply(wt, buf[wn], pw, lr, prox_in_momentum)
+                _momentum_apply(bt, buf[bn], pb, lr, prox_in_momentum)
+            if i > 0:
+                dz = da.mul_(acts[i] > 0)
+            else:
+                dz = da
+    if feat_names:  # dz is now (lr *) d(loss)/d(features): autograd gives the feature gradients
         grads = torch.autograd.grad(a0, list(leaves.values()), dz)
         with torch.no_grad():
             for n, g in zip(feat_names, grads):
-                if mu is not None:
-                    _prox_pull(params[n], ref[n], lr, mu)
-                params[n].sub_(g)
+                if plain:
+                    if mu is not None:
+                        _prox_pull(params[n], ref[n], lr, mu)
+                    params[n].sub_(g)
+                else:
+                    _sgd_update(params[n], g, lr, momentum, buf[n], mu, ref[n] if mu is not None else None,
+                                prox_in_momentum, None)
     return loss
+
+
+def _momentum_apply(w, v, prox, lr, prox_in_momentum):
+    """``v += prox`` (if inside the momentum), then ``w -= lr (v [+ prox])``; v already holds ``m v + g``."""
+    if prox is not None and prox_in_momentum:
+        v.add_(prox)
+    step = v if (prox is None or prox_in_momentum) else v + prox
+    if isinstance(lr, torch.Tensor):
+        w.sub_(step * _rowwise(lr, w))
+    else:
+        w.sub_(step, alpha=lr)
 
 
 def _prox_pull(p, ref, lr, mu):

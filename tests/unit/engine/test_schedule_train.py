@@ -142,3 +142,30 @@ def test_fused_sgd_path_matches_reference_with_prox_and_per_row_lr(name, kw):
         sub_plan = type(plan)(plan.positions[:, n : n + 1], plan.mask[:, n : n + 1], plan.active[:, n : n + 1])
         ref = sequential_local_sgd(model, w0[n : n + 1], sub, sub_plan, lr=lrs[n], mu=[0.0, 0.3, 0.1][n], anchor=anchor)
         assert torch.allclose(out[n], ref[0], atol=2e-6)
+
+
+@pytest.mark.parametrize("name,kw", [("mlr", {}), ("dnn", {}), ("cnn", {"conv1": 4, "conv2": 8, "hidden": 16})])
+@pytest.mark.parametrize("momentum,prox_in_momentum", [(0.0, True), (0.5, True), (0.5, False)])
+def test_fused_step_equals_autograd_step(name, kw, momentum, prox_in_momentum):
+    from repro.engine.train import _sgd_update, batch_grads, fused_sgd_step
+    model = build_model(name, **kw)
+    g = torch.Generator().manual_seed(0)
+    theta = model.init(g, rows=3) + 0.01 * torch.randn(3, model.num_params, generator=g)
+    ref_theta = theta + 0.1
+    x = torch.randn(3, 5, 28, 28, generator=g)
+    y = torch.randint(0, 10, (3, 5), generator=g)
+    mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0], [1, 1, 1, 1, 0]], dtype=torch.bool)
+    lr, mu, scale = torch.tensor([[0.1], [0.05], [0.2]]), torch.tensor([[0.0], [0.3], [1.0]]), torch.tensor([1.0, 0.75, 0.5])
+    a = {k: v.clone() for k, v in model.views(theta).items()}
+    b = {k: v.clone() for k, v in model.views(theta).items()}
+    ref = model.views(ref_theta)
+    buf_a = {k: 0.1 * torch.ones_like(v) for k, v in a.items()} if momentum else None
+    buf_b = {k: 0.1 * torch.ones_like(v) for k, v in b.items()} if momentum else None
+    fused_sgd_step(model, a, x, y, mask, lr, scale, mu, ref, momentum=momentum, buf=buf_a, prox_in_momentum=prox_in_momentum)
+    grads, _ = batch_grads(model, b, x, y, mask, scale)
+    for k in b:
+        _sgd_update(b[k], grads[k], lr, momentum, buf_b[k] if momentum else None, mu, ref[k], prox_in_momentum, None)
+    for k in a:
+        assert torch.allclose(a[k], b[k], atol=1e-6), k
+        if momentum:
+            assert torch.allclose(buf_a[k], buf_b[k], atol=1e-6), k
