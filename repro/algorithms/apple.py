@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from repro.algorithms.ditto import PFLSetup
+from repro.algorithms.ditto import PFLSetup, identity_transform
 from repro.engine.train import batch_grad
 
 
@@ -49,6 +49,30 @@ def tensor_mean_products(model, grad: torch.Tensor, downloaded: torch.Tensor) ->
     for spec in model.params:
         sl = slice(spec.offset, spec.offset + spec.numel)
         out += torch.bmm(downloaded[:, :, sl], grad[:, sl].unsqueeze(2)).squeeze(2) / spec.numel
+    return out / len(model.params)
+
+
+def shared_mix(p: torch.Tensor, received: torch.Tensor, own: torch.Tensor, S: torch.Tensor) -> torch.Tensor:
+    """``mix`` when every receiver sees the same cores ``received`` [N, P] except its own clean row
+    ``own`` [K, P] (client ``S[k]``): p @ received + p_nn (own - received_n), without the [K, N, P] stack."""
+    pnn = p[torch.arange(len(S), device=p.device), S].unsqueeze(1)
+    return p @ received + pnn * (own - received[S])
+
+
+def shared_products(grad: torch.Tensor, received: torch.Tensor, own: torch.Tensor, S: torch.Tensor,
+                    model=None, kind: str = "inner") -> torch.Tensor:
+    """``inner_products`` / ``tensor_mean_products`` (``kind``) for the shared view of ``shared_mix``."""
+    ar = torch.arange(len(S), device=grad.device)
+    if kind == "inner":
+        out = grad @ received.T
+        out[ar, S] = (grad * own).sum(1)
+        return out
+    out = torch.zeros(grad.shape[0], received.shape[0], dtype=grad.dtype, device=grad.device)
+    for spec in model.params:
+        sl = slice(spec.offset, spec.offset + spec.numel)
+        blk = grad[:, sl] @ received[:, sl].T
+        blk[ar, S] = (grad[:, sl] * own[:, sl]).sum(1)
+        out += blk / spec.numel
     return out / len(model.params)
 
 
@@ -89,41 +113,45 @@ class Apple:
         s = self.setup
         S = s.clients_or_all(clients)
         K = len(S)
-        D = self.downloads(state.received, state.cores, S, t)
+        own_idx = (torch.arange(K, device=s.device), S)
+        # identity download: every receiver sees the same received cores -> no [K, N, P] stack
+        shared = s.download is identity_transform
+        if shared:
+            R, own = state.received, state.cores[S].clone()
+        else:
+            D = self.downloads(state.received, state.cores, S, t)
+            own = D[own_idx]
         p = state.p[S].clone()
         p0 = torch.full_like(p, 1.0 / s.num_clients)
         lam = self.lam_schedule(t)
         plan = s.plan(t)
-        own = (torch.arange(K, device=D.device), S)
         for step in range(plan.num_steps):
             act = plan.active[step, S]
             if not bool(act.any()):
                 continue
             x, y = s.train.gather(S, plan.positions[step, S])
-            w = mix(p, D)
+            w = shared_mix(p, R, own, S) if shared else mix(p, D)
             g, _ = batch_grad(s.model, w, x, y, plan.mask[step, S])
-            pnn = p[own].unsqueeze(1)
             a = act.unsqueeze(1)
-            new_core = D[own] - self.core_lr * pnn * g
-            gp = inner_products(g, D) if self.p_grad == "inner" else tensor_mean_products(s.model, g, D)
+            new_core = own - self.core_lr * p[own_idx].unsqueeze(1) * g
+            if shared:
+                gp = shared_products(g, R, own, S, s.model, self.p_grad)
+            else:
+                gp = inner_products(g, D) if self.p_grad == "inner" else tensor_mean_products(s.model, g, D)
             new_p = p - self.lr_p * (gp + lam * self.mu * (p - p0))
-            D[own] = torch.where(a, new_core, D[own])
+            own = torch.where(a, new_core, own)
+            if not shared:
+                D[own_idx] = own
             p = torch.where(a, new_p, p)
         cores = state.cores.clone()
-        cores[S] = D[own]
+        cores[S] = own
         received = state.received.clone()
-        received[S] = s.upload(D[own], S, t)
+        received[S] = s.upload(own, S, t)
         pall = state.p.clone()
         pall[S] = p
         return AppleState(cores, received, pall, state.info)
 
     def personalized(self, state: AppleState) -> torch.Tensor:
         """sum_j p_nj c_j with each client's own view (own core clean, others as last received)."""
-        N = self.setup.num_clients
-        S = torch.arange(N, device=state.cores.device)
-        out = []
-        for chunk in torch.split(S, 5):
-            D = state.received.unsqueeze(0).expand(len(chunk), N, -1).clone()
-            D[torch.arange(len(chunk)), chunk] = state.cores[chunk]
-            out.append(mix(state.p[chunk], D))
-        return torch.cat(out)
+        S = torch.arange(self.setup.num_clients, device=state.cores.device)
+        return shared_mix(state.p, state.received, state.cores, S)

@@ -168,3 +168,20 @@ def test_fedala_weight_step_is_chain_rule_and_clipped():
     torch.testing.assert_close(out, torch.clamp(W.detach() - 0.1 * W.grad, 0, 1))
     big = ala_weight_step(W.detach(), grad_theta, glob - old, eta_w=1e6)
     assert bool(((big == 0) | (big == 1) | (grad_theta * (glob - old) == 0)).all())
+
+
+@pytest.mark.parametrize("kind", ["inner", "tensor_mean"])
+def test_apple_shared_view_equals_materialised_downloads(kind):
+    from repro.algorithms.apple import shared_mix, shared_products
+
+    torch.manual_seed(3)
+    N, P = 4, 5
+    model = SimpleNamespace(params=[SimpleNamespace(offset=0, numel=3), SimpleNamespace(offset=3, numel=2)])
+    R, cores = torch.randn(N, P), torch.randn(N, P)
+    S = torch.tensor([2, 0, 3])
+    D = R.unsqueeze(0).repeat(len(S), 1, 1)
+    D[torch.arange(len(S)), S] = cores[S]
+    p, g = torch.rand(len(S), N), torch.randn(len(S), P)
+    torch.testing.assert_close(shared_mix(p, R, cores[S], S), mix(p, D))
+    full = inner_products(g, D) if kind == "inner" else tensor_mean_products(model, g, D)
+    torch.testing.assert_close(shared_products(g, R, cores[S], S, model, kind), full)
