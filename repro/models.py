@@ -14,7 +14,8 @@ between the two.
 Parameter counts (asserted in tests): MLR 784->10: 7,850; DNN 784-100-10: 79,510; MLP 784-196-10:
 155,830; CNN (5x5 *valid* convolutions 32 and 64 filters, 2x2 max-pool after each, FC 512, FC 10):
 582,026 on 28x28x1 (flatten 64*4*4 = 1,024) and 878,538 on 32x32x3 (flatten 64*5*5 = 1,600).
-Padding 'same' would give 3,274,634 on 28x28x1, so the papers' counts fix valid convolutions.
+Padding 'same' (2) would give 1,663,370 (28x28x1) and 2,156,490 (32x32x3), so the papers' counts fix valid
+convolutions.
 
 Example
 -------

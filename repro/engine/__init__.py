@@ -9,10 +9,10 @@ from repro.engine.data import ClientData, normalize_images
 from repro.engine.rng import RngStreams, RoundRng, generator_for
 from repro.engine.schedule import BatchPlan, epoch_plan, step_plan
 from repro.engine.stack import pairwise_sq_distances, weighted_mean
-from repro.engine.train import EvalResult, batch_grad, batch_grads, batch_loss, evaluate, local_sgd
+from repro.engine.train import EvalResult, batch_grad, batch_grads, batch_loss, evaluate, fused_sgd_step, local_sgd
 
 __all__ = [
     "BatchPlan", "ClientData", "EvalResult", "RngStreams", "RoundRng", "batch_grad", "batch_grads", "batch_loss",
-    "epoch_plan", "evaluate", "generator_for", "local_sgd", "normalize_images", "pairwise_sq_distances",
+    "epoch_plan", "evaluate", "fused_sgd_step", "generator_for", "local_sgd", "normalize_images", "pairwise_sq_distances",
     "step_plan", "weighted_mean",
 ]

@@ -56,3 +56,14 @@ def test_bad_model_arguments():
         build_model("resnet")
     with pytest.raises(ValueError, match="theta must be"):
         build_model("mlr").views(torch.zeros(2, 5))
+
+
+def test_same_padding_would_not_give_the_papers_counts():
+    """The papers' 582,026 / 878,538 need 5x5 *valid* convolutions (padding 2 gives other counts)."""
+    from torch import nn
+
+    for c, s, valid in ((1, 28, 582_026), (3, 32, 878_538)):
+        same = nn.Sequential(nn.Conv2d(c, 32, 5, padding=2), nn.Conv2d(32, 64, 5, padding=2),
+                             nn.Linear(64 * (s // 4) ** 2, 512), nn.Linear(512, 10))
+        assert sum(p.numel() for p in same.parameters()) != valid
+        assert build_model("cnn", in_channels=c, image_size=s).num_params == valid
