@@ -31,12 +31,13 @@ def _sequential_fedavg(algo, model, theta0, data, streams, rounds):
 
 @pytest.mark.parametrize("name", ["mlr", "dnn"])
 @pytest.mark.parametrize("mu", [0.0, 0.1])
-def test_fedavg_fedprox_match_sequential_reference_over_3_rounds(name, mu):
+@pytest.mark.parametrize("momentum", [0.0, 0.5])
+def test_fedavg_fedprox_match_sequential_reference_over_3_rounds(name, mu, momentum):
     model = build_model(name)
     data = _data([23, 40, 31, 17])  # uneven sizes, partial last batches
     streams = RngStreams(11)
     theta0 = model.init(streams.torch("init"))[0]
-    kwargs = dict(lr=0.05, batch_size=8, epochs=2, momentum=0.5)
+    kwargs = dict(lr=0.05, batch_size=8, epochs=2, momentum=momentum)
     algo = FedProx(model, mu=mu, **kwargs) if mu else FedAvg(model, **kwargs)
     state = algo.init_state(theta0, data)
     for t in range(3):
