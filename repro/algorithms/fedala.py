@@ -59,12 +59,16 @@ class FedALA:
     name = "fedala"
 
     def __init__(self, setup: PFLSetup, eta_w: float = 1.0, rand_percent: float = 80, layer_idx: int = 2,
-                 threshold: float = 0.1, num_pre_loss: int = 10, start_phase_max_epochs: int = 50):
+                 threshold: float = 0.1, num_pre_loss: int = 10, start_phase_max_epochs: int = 50,
+                 slice_batches: int | None = None):
         if eta_w <= 0 or not 0 < rand_percent <= 100 or layer_idx < 1 or start_phase_max_epochs < 1:
             raise ValueError(f"FedALA needs eta_w > 0, rand_percent in (0, 100], layer_idx >= 1, cap >= 1; got "
                              f"{eta_w}, {rand_percent}, {layer_idx}, {start_phase_max_epochs}")
         self.setup, self.eta_w, self.pct, self.thr = setup, float(eta_w), float(rand_percent), float(threshold)
         self.num_pre_loss, self.cap = int(num_pre_loss), int(start_phase_max_epochs)
+        if slice_batches is not None and slice_batches < 1:
+            raise ValueError(f"slice_batches must be None (whole slice) or >= 1, got {slice_batches}")
+        self.slice_batches = slice_batches  # an ALA "epoch" = the first slice_batches batches of the slice
         params = setup.model.params
         if layer_idx > len(params):
             raise ValueError(f"layer_idx {layer_idx} > number of parameter tensors {len(params)}")
@@ -82,6 +86,9 @@ class FedALA:
         s, c = self.setup, self.top_start
         K = len(S)
         plan = slice_plan(s.train.sizes[S], self.pct, s.batch_size, s.streams.torch("ala_slice", key=int(t)))
+        if self.slice_batches is not None and plan.num_steps > self.slice_batches:
+            b = self.slice_batches
+            plan = BatchPlan(plan.positions[:b], plan.mask[:b], plan.active[:b])
         base = received.clone()
         diff = received[:, c:] - theta_old[:, c:]
         max_epochs = self.cap if start_phase.any() else 1

@@ -4,9 +4,9 @@
   ``(eps/T0, delta/T0)`` each (basic composition): ``sigma = T0 sqrt(2 ln(1.25 T0/delta)) s / eps``.
   Guarantee: the classic bound (valid for per-upload eps <= 1), composed over T0 uploads.
 * :func:`ma_noise_multiplier` -- moments accountant [21]: the smallest noise multiplier ``z`` such that
-  the Poisson-subsampled (rate q) Gaussian mechanism composed T0 times is ``(eps, delta)``-DP, by
-  bisection with ``dp_accounting``'s RDP accountant (orders 2..256), or (``conversion='classic'``)
-  with Abadi et al.'s moment bound and conversion ``eps = min_a [T0 ln A_a + ln(1/delta)]/(a - 1)``.
+  the Poisson-subsampled (rate q) Gaussian mechanism composed T0 times is ``(eps, delta)``-DP, by the
+  engine's root search (``repro.privacy.calibration``) on ``dp_accounting``'s RDP accountant (orders
+  2..256), or (``conversion='classic'``) with Abadi et al.'s conversion ``eps = min_a [T0 RDP_a + ln(1/delta)/(a - 1)]``.
 * :func:`dithered_quantize` -- subtractive dithered quantization with random Gamma-distributed steps
   [30]: the reconstruction error is exactly ``N(0, sigma_D^2)``.
 """
@@ -17,10 +17,9 @@ import functools
 import math
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
 
 MA_ORDERS = tuple(range(2, 257))
-MA_CONVERSIONS = ("rdp", "classic")
+MA_CONVERSIONS = {"rdp": "improved", "classic": "classic"}  # guide name -> repro.privacy.calibration name
 
 
 def gaussian_sigma_basic_composition(epsilon: float, delta: float, uploads: int, sensitivity: float) -> float:
@@ -30,48 +29,29 @@ def gaussian_sigma_basic_composition(epsilon: float, delta: float, uploads: int,
     return uploads * math.sqrt(2 * math.log(1.25 * uploads / delta)) * sensitivity / epsilon
 
 
-def _eps_rdp(z: float, q: float, steps: int, delta: float) -> float:
-    import dp_accounting
-
-    acc = dp_accounting.rdp.RdpAccountant(orders=list(MA_ORDERS))
-    event = dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z))
-    acc.compose(dp_accounting.SelfComposedDpEvent(event, steps))
-    return float(acc.get_epsilon(delta))
-
-
-def _eps_classic(z: float, q: float, steps: int, delta: float) -> float:
-    best = math.inf
-    for a in MA_ORDERS:
-        k = np.arange(a + 1)
-        log_binom = gammaln(a + 1) - gammaln(k + 1) - gammaln(a - k + 1)
-        log_terms = log_binom + (a - k) * math.log1p(-q) + k * math.log(q) + (k * k - k) / (2 * z * z)
-        log_a = float(logsumexp(log_terms))
-        best = min(best, (steps * log_a + math.log(1 / delta)) / (a - 1))
-    return best
+def _conversion(conversion: str) -> str:
+    if conversion not in MA_CONVERSIONS:
+        raise ValueError(f"conversion {conversion!r} not in {tuple(MA_CONVERSIONS)}")
+    return MA_CONVERSIONS[conversion]
 
 
 def ma_epsilon(z: float, q: float, steps: int, delta: float, conversion: str = "rdp") -> float:
-    """epsilon of the sampled Gaussian mechanism (noise multiplier z, rate q) after ``steps`` compositions."""
-    if conversion not in MA_CONVERSIONS:
-        raise ValueError(f"conversion {conversion!r} not in {MA_CONVERSIONS}")
-    return (_eps_rdp if conversion == "rdp" else _eps_classic)(z, q, steps, delta)
+    """epsilon of the sampled Gaussian mechanism (noise multiplier z, rate q) after ``steps`` compositions
+    (dp-accounting RDP, orders 2..256; ``classic`` = Abadi et al.'s conversion)."""
+    from repro.privacy.calibration import rdp_epsilon
+
+    return rdp_epsilon(z, delta, steps, q, orders=MA_ORDERS, conversion=_conversion(conversion))
 
 
 @functools.lru_cache(maxsize=256)
 def ma_noise_multiplier(epsilon: float, delta: float, steps: int, q: float = 0.01, conversion: str = "rdp",
-                        lo: float = 0.2, hi: float = 8.0, tol: float = 2e-5) -> float:
-    """Smallest ``z`` (to ``tol``) with ``ma_epsilon(z) <= epsilon`` by bisection (epsilon decreases in z)."""
-    if ma_epsilon(lo, q, steps, delta, conversion) <= epsilon:
-        raise ValueError(f"(eps={epsilon}, delta={delta}) already met at z = {lo}; lower the bracket")
-    if ma_epsilon(hi, q, steps, delta, conversion) > epsilon:
-        raise ValueError(f"(eps={epsilon}, delta={delta}) not reachable with z <= {hi}")
-    while hi - lo > tol:
-        mid = 0.5 * (lo + hi)
-        if ma_epsilon(mid, q, steps, delta, conversion) > epsilon:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+                        rtol: float = 1e-5) -> float:
+    """Smallest ``z`` (to relative ``rtol``) with ``ma_epsilon(z) <= epsilon``: the engine's
+    :func:`repro.privacy.calibration.rdp_noise_multiplier` with this paper's orders; cached per process
+    (Fig. 2 needs it for MA and Dithering at every T0)."""
+    from repro.privacy.calibration import rdp_noise_multiplier
+
+    return rdp_noise_multiplier(epsilon, delta, steps, q, orders=MA_ORDERS, conversion=_conversion(conversion), rtol=rtol)
 
 
 def reference_batch_size(q: float, train_fraction: float, dataset_size: int, num_clients: int) -> int:

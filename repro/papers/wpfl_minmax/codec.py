@@ -1,9 +1,9 @@
-"""R-bit uniform quantizer codes and the effective-bit accounting of Table III (guide §2.2, §6.4).
+"""R-bit codes of the quantizer (6)-(8) and the effective-bit accounting of Table III (guide §2.2, §6.4).
 
-Quantizer (6)-(8): levels ``chi_k = -A + k Delta``, ``Delta = 2A/(2^R - 1)``, ``k = 0..2^R - 1``;
-the code of ``x`` is ``clip(round((x + A)/Delta), 0, 2^R - 1)`` (nearest level; out-of-range values
-go to the end levels). In range, ``|x - Q(x)| <= Delta/2``. Codes are natural binary words, so a
-channel bit flip keeps the decoded value inside ``[-A, A]`` ((17), (19)).
+The quantizer itself is the engine's (``repro.privacy.quantize``): levels ``chi_k = -A + k Delta``,
+``Delta = 2A/(2^R - 1)``, code ``k = clip(round((x + A)/Delta), 0, 2^R - 1)``. :func:`encode` /
+:func:`decode` name its natural-binary codes as this paper uses them; a channel bit flip keeps the
+decoded value inside ``[-A, A]`` ((17), (19)).
 """
 
 from __future__ import annotations
@@ -13,27 +13,25 @@ import math
 import numpy as np
 import torch
 
+from repro.privacy.quantize import dequantize_uniform, step_size, uniform_indices
 
-def quant_step(amplitude, bits: int):
-    """``Delta = 2A / (2^R - 1)``."""
-    return 2.0 * amplitude / (2.0**bits - 1.0)
+
+def _amp(a):
+    return float(a) if not isinstance(a, torch.Tensor) else a
 
 
 def encode(x: torch.Tensor, amplitude, bits: int) -> torch.Tensor:
-    """Codes ``[rows, D]`` (int64) of ``x`` on the R-bit grid over ``[-A, A]`` (A scalar or per row)."""
-    if bits < 1 or bits > 31:
-        raise ValueError(f"bits must be in 1..31, got {bits}")
-    a = torch.as_tensor(amplitude, dtype=torch.float64).reshape(-1, *([1] * (x.dim() - 1))) if torch.as_tensor(amplitude).dim() else torch.as_tensor(float(amplitude), dtype=torch.float64)
-    step = 2.0 * a / (2.0**bits - 1.0)
-    k = torch.round((x.double() + a) / step)
-    return k.clamp_(0, 2**bits - 1).to(torch.int64)
+    """Natural-binary R-bit codes ``[rows, D]`` of ``x`` over ``[-A, A]`` (engine quantizer; A a float
+    or one per row)."""
+    return uniform_indices(x, _amp(amplitude), bits)
 
 
 def decode(codes: torch.Tensor, amplitude, bits: int, dtype=torch.float32) -> torch.Tensor:
-    """Levels ``-A + k Delta`` of the codes."""
-    a = torch.as_tensor(amplitude, dtype=torch.float64).reshape(-1, *([1] * (codes.dim() - 1))) if torch.as_tensor(amplitude).dim() else torch.as_tensor(float(amplitude), dtype=torch.float64)
-    step = 2.0 * a / (2.0**bits - 1.0)
-    return (-a + codes.double() * step).to(dtype)
+    """Levels ``-A + k Delta`` of the codes (engine dequantizer)."""
+    return dequantize_uniform(codes, _amp(amplitude), bits, dtype)
+
+
+quant_step = step_size
 
 
 def effective_bits(codes: torch.Tensor, bits: int) -> torch.Tensor:

@@ -18,7 +18,7 @@ TRAIN_KEYS = ("t0_grid", "t0_default", "num_clients", "num_subchannels", "total_
               "epsilon_q", "delta_q", "clip", "max_delay_s", "sigma_table", "default_lr", "default_lambda", "eps_p_fraction",
               "bound_constants", "local_steps", "batch_size", "reduced_cnn", "data_fraction", "dirichlet_alpha",
               "partition_seed", "test_fraction", "fig5_eval_every", "round_cap_factor", "rate_constraint", "dl_power_split",
-              "pl_update_all_clients", "ma_conversion", "dither_bits_target", "perfect_gaussian_sigma", "b_ref")
+              "pl_update_all_clients", "ma_conversion", "dither_bits_target", "perfect_gaussian_sigma", "b_ref", "fedala_slice_batches")
 # paper-profile minutes per group and config on one H100-class GPU (guide §4 cost table, 3 seeds)
 _EST_MIN = {"mech": 72.0, "sched": 48.0, "pfl": 60.0}
 

@@ -68,6 +68,25 @@ def run_pfl_series(env, series: str, t0: int, eval_every: int | None = None, log
         codes, _ = flip_bits(codes, link.dl_ber[receivers.cpu().numpy()], bits, streams.numpy("bitflip_dl", key=t))
         return codec.decode(codes, clip, bits, models.dtype)
 
+    class _WirelessApple(Apple):
+        """APPLE with the N-core downlink computed once per round: Q_G of the N received cores is the
+        same for every receiver, so only the rows hit by a DL bit error are decoded again (the same
+        values and random draws as sending the [K*N, P] stack through ``downlink``)."""
+
+        def downloads(self, received, cores, S, t):
+            K, N = len(S), received.shape[0]
+            codes = codec.encode(received, clip, bits)
+            base = codec.decode(codes, clip, bits, received.dtype)
+            stack = codes.unsqueeze(0).expand(K, N, -1).reshape(K * N, -1)
+            ber = link.dl_ber[S.cpu().numpy()].repeat(N)  # receiver of row k*N + j is S[k]
+            flipped, n_err = flip_bits(stack, ber, bits, streams.numpy("bitflip_dl", key=t))
+            D = base.unsqueeze(0).expand(K, N, -1).clone()
+            hit = torch.as_tensor(np.flatnonzero(n_err), dtype=torch.int64)
+            if len(hit):
+                D.view(K * N, -1)[hit] = codec.decode(flipped[hit], clip, bits, received.dtype)
+            D[torch.arange(K, device=D.device), S] = cores[S]  # own core clean
+            return D
+
     class _StepSetup(PFLSetup):
         def plan(self, t):  # tau steps of batch b per round, as S1 (D2)
             return step_plan(sizes, bsz, steps, streams.torch("data_order", key=int(t)))
@@ -75,8 +94,9 @@ def run_pfl_series(env, series: str, t0: int, eval_every: int | None = None, log
     setup = _StepSetup(model=env.model, train=env.train, streams=streams, lr=float(p["default_lr"]),
                        upload=chain(DPUpload(clip, sigma, n, streams), uplink_channel), download=downlink)
     cap = int(p["round_cap_factor"]) * t0
-    algo = {"S11": lambda: PFedMe(setup), "S12": lambda: Apple(setup, total_rounds=cap),
-            "S13": lambda: FedAMP(setup), "S14": lambda: FedALA(setup, start_phase_max_epochs=10)}[series]()
+    algo = {"S11": lambda: PFedMe(setup), "S12": lambda: _WirelessApple(setup, total_rounds=cap),
+            "S13": lambda: FedAMP(setup), "S14": lambda: FedALA(setup, start_phase_max_epochs=10,
+                                                                       slice_batches=p["fedala_slice_batches"])}[series]()
     state = algo.init(env.theta0)
     uploads = np.zeros(n, np.int64)
     records, t = [], 1
