@@ -19,17 +19,16 @@ torch.Size([2, 5])
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
-import torch
-
-Transform = Callable[[torch.Tensor, object], torch.Tensor]
+# torch is imported inside the functions: ``repro.privacy`` must stay importable without torch
+Transform = Callable[[Any, Any], Any]  # (x [N, P] tensor, rng) -> tensor
 
 
 def identity() -> Transform:
     """The transform that returns its input unchanged (no privacy, perfect channel)."""
 
-    def apply(x: torch.Tensor, rng=None) -> torch.Tensor:
+    def apply(x, rng=None):
         return x
 
     apply.__name__ = "identity"
@@ -42,7 +41,7 @@ def chain(*transforms: Transform) -> Transform:
         if not callable(t):
             raise TypeError(f"chain() takes transforms (callables (x, rng) -> x), got {t!r}")
 
-    def apply(x: torch.Tensor, rng=None) -> torch.Tensor:
+    def apply(x, rng=None):
         for t in transforms:
             x = t(x, rng)
         return x
@@ -52,8 +51,10 @@ def chain(*transforms: Transform) -> Transform:
     return apply
 
 
-def per_client(value, x: torch.Tensor, name: str) -> torch.Tensor | float:
-    """A float, or a per-client value ``[N]`` reshaped to ``[N, 1]`` for broadcasting against ``x`` ``[N, P]``."""
+def per_client(value, x, name: str):
+    """A float, or a per-client value ``[N]`` reshaped to ``[N, 1]`` (tensor) for broadcasting against ``x`` ``[N, P]``."""
+    import torch
+
     if isinstance(value, (int, float)):
         return float(value)
     t = torch.as_tensor(value, dtype=x.dtype, device=x.device).reshape(-1)
@@ -68,7 +69,7 @@ def per_client(value, x: torch.Tensor, name: str) -> torch.Tensor | float:
 CHUNK_ELEMENTS = 1 << 16
 
 
-def row_chunks(x: torch.Tensor, chunk: int = CHUNK_ELEMENTS):
+def row_chunks(x, chunk: int = CHUNK_ELEMENTS):
     """(row slice, column slice) blocks of about ``chunk`` elements covering ``x`` ``[N, P]`` in
     row-major order; each block is contiguous in a contiguous ``x`` (whole rows, or part of one row)."""
     n, p = x.shape
