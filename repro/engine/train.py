@@ -126,13 +126,17 @@ def local_sgd(
     mask = plan.mask.to(device)[:, rc]
 
     # per-parameter contiguous copies for the hot loop (one copy in, one out per call)
-    w = {k: v[order].contiguous() for k, v in model.views(theta).items()}
-    sort = lambda v: v[order] if isinstance(v, torch.Tensor) else v  # noqa: E731
+    identity = bool(torch.equal(order, torch.arange(rows, device=device)))
+    if identity:  # clone: the caller's theta (often an expanded view of the global model) is never written
+        w = {k: v.clone(memory_format=torch.contiguous_format) for k, v in model.views(theta).items()}
+    else:
+        w = {k: v[order].contiguous() for k, v in model.views(theta).items()}
+    sort = lambda v: v if identity or not isinstance(v, torch.Tensor) else v[order]  # noqa: E731
     lr_r, mu_r, scale_r = sort(lr_r), sort(mu_r), sort(scale_r)
     ref = None
     if use_prox:
         a = anchor.to(device)
-        a = a[order] if a.dim() == 2 else a.unsqueeze(0).expand(rows, -1)
+        a = (a if identity else a[order]) if a.dim() == 2 else a.unsqueeze(0).expand(rows, -1)
         ref = model.views(a)
     buf = {k: torch.zeros_like(v) for k, v in w.items()} if momentum else None
 
@@ -154,8 +158,10 @@ def local_sgd(
         for name, wk in params.items():
             _sgd_update(wk, grads[name], _head(lr_r, k), momentum, buf[name][:k] if buf is not None else None,
                         _head(mu_r, k) if use_prox else None, ref[name][:k] if use_prox else None, prox_in_momentum, act)
-    out = torch.empty_like(theta)
     flat = torch.cat([v.reshape(rows, -1) for v in w.values()], dim=1)
+    if identity:
+        return flat
+    out = torch.empty_like(flat)
     out[order] = flat
     return out
 
