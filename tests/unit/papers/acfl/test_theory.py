@@ -69,7 +69,8 @@ def test_alpha_star_minimises_u_and_u_tilde_is_the_minimum(k, s1, s2):
     assert 0 < a < 1
     assert theory.u_tilde(s1, s2, k) == pytest.approx(theory.bound_u(s1, s2, a, k), rel=1e-12)
     res = minimize_scalar(lambda x: theory.bound_u(s1, s2, x, k), bounds=(0, 1), method="bounded", options={"xatol": 1e-10})
-    assert res.x == pytest.approx(a, abs=1e-6)
+    # where u is flat in alpha the numerical argmin is imprecise: compare the values attained instead
+    assert theory.bound_u(s1, s2, a, k) <= res.fun * (1 + 1e-12)
 
 
 def test_u_tilde_increasing_in_noise():  # Remark 4
