@@ -71,8 +71,13 @@ def _vs_t0(fig, results, ctx, metrics):
                 t0s = sorted(avail[s])
                 vals = [[np.nan if summ.get(metric) is None else summ[metric] for summ, _, _ in avail[s][t]] for t in t0s]
                 mean = np.array([np.mean(v) for v in vals])
+                bad = [t for t, m in zip(t0s, mean) if not np.isfinite(m)]
+                label = LABELS[s]
+                if bad:  # diverged runs (NaN/inf loss) leave gaps; the legend says so instead of hiding them
+                    label += f" (non-finite at T0 = {', '.join(map(str, bad))})"
+                    mean = np.where(np.isfinite(mean), mean, np.nan)
                 col, mk = STYLE[s]
-                ax.plot(t0s, mean, color=col, marker=mk, label=LABELS[s], ls="--" if s == "S7" else "-")
+                ax.plot(t0s, mean, color=col, marker=mk, label=label, ls="--" if s == "S7" else "-")
                 if max(len(v) for v in vals) > 1:
                     sd = np.array([np.std(v) for v in vals])
                     ax.fill_between(t0s, mean - sd, mean + sd, color=col, alpha=0.15)
@@ -91,6 +96,13 @@ def _vs_t0(fig, results, ctx, metrics):
                         transform=ax.transAxes, fontsize=6, color="#a00000", va="bottom")
             if drawn:
                 ax.legend(fontsize=6)
+                if metric == "max_test_loss":  # baselines' worst-client losses span decades
+                    from matplotlib.ticker import FuncFormatter
+
+                    ax.set_yscale("log")
+                    plain = FuncFormatter(lambda v, _: f"{v:g}")
+                    ax.yaxis.set_major_formatter(plain)
+                    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "25" else ""))
     suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile, _note(ctx))
     return Rendered(tidy_frame(rows), f)
 
@@ -137,14 +149,20 @@ def _fig5(fig, results, ctx):
 
 
 def _draw_table(header, body, title, ctx, col_width=1.1):
-    f, axes = subplots(1, 1, width=max(6.0, col_width * len(header)), height=0.45 * (len(body) + 2))
+    """A matplotlib table filling its axes (no empty bands), columns as wide as their longest cell."""
+    f, axes = subplots(1, 1, width=max(6.0, col_width * len(header)), height=0.26 * (len(body) + 1) + 0.9)
     ax = axes[0, 0]
     ax.axis("off")
-    tab = ax.table(cellText=body, colLabels=header, loc="center", cellLoc="center")
+    ax.grid(False)
+    tab = ax.table(cellText=body, colLabels=header, cellLoc="center", bbox=[0.0, 0.0, 1.0, 1.0])
     tab.auto_set_font_size(False)
     tab.set_fontsize(7)
-    tab.scale(1, 1.3)
+    tab.auto_set_column_width(list(range(len(header))))
+    for (r, _), cell in tab.get_celld().items():
+        if r == 0:
+            cell.set_text_props(fontweight="bold")
     suptitle(f, title, ctx.profile, _note(ctx) or None)
+    f.subplots_adjust(top=1 - 0.8 / f.get_figheight(), bottom=0.02, left=0.02, right=0.98)
     return f
 
 
