@@ -77,9 +77,12 @@ def shared_products(grad: torch.Tensor, received: torch.Tensor, own: torch.Tenso
 
 
 class Apple:
+    """Defaults: exact p-gradient (``p_grad="inner"``) with lr_p = 0.001 (the APPLE authors' default for p),
+    eta_c = eta * N, mu = 0, L = 1 (guide dp_ditto §6)."""
+
     name = "apple"
 
-    def __init__(self, setup: PFLSetup, lr_p: float = 0.01, mu: float = 0.0, L: float = 1.0, total_rounds: int = 1,
+    def __init__(self, setup: PFLSetup, lr_p: float = 0.001, mu: float = 0.0, L: float = 1.0, total_rounds: int = 1,
                  core_lr: float | None = None, p_grad: str = "inner"):
         if lr_p < 0 or mu < 0 or L <= 0 or total_rounds < 1:
             raise ValueError(f"APPLE needs lr_p >= 0, mu >= 0, L > 0, total_rounds >= 1; got {lr_p}, {mu}, {L}, {total_rounds}")

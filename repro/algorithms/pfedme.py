@@ -50,9 +50,12 @@ def server_update(previous: torch.Tensor, mean_upload: torch.Tensor, beta: float
 
 
 class PFedMe:
+    """Defaults: lam = 15, K = 5, beta = 1 ([22] / TsingZ0/PFLlib examples) and personal_lr = 0.03: the
+    library's 0.09 gives eta_p (lam + L_f) > 2 on inputs scaled to [-1, 1], so the inner solve diverges."""
+
     name = "pfedme"
 
-    def __init__(self, setup: PFLSetup, lam: float = 15.0, inner_steps: int = 5, personal_lr: float = 0.09, beta: float = 1.0):
+    def __init__(self, setup: PFLSetup, lam: float = 15.0, inner_steps: int = 5, personal_lr: float = 0.03, beta: float = 1.0):
         if lam <= 0 or inner_steps < 1 or personal_lr <= 0 or not 0 < beta <= 2:
             raise ValueError(f"pFedMe needs lam > 0, inner_steps >= 1, personal_lr > 0, beta in (0, 2]; got "
                              f"{lam}, {inner_steps}, {personal_lr}, {beta}")
