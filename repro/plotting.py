@@ -60,10 +60,12 @@ def close(fig) -> None:
 
 
 def draw_tables(blocks, title: str, profile: str, note: str | None = None, width: float = 8.5,
-                col_widths=None, cell_colour=None, fontsize: float = 7.5):
+                col_widths=None, cell_colour=None, fontsize: float = 7.5, cell_loc: str = "center"):
     """Draw one or more tables (one block per axis) as a figure; the header row is shaded.
 
-    ``cell_colour(block_index, row, col) -> colour | None`` may shade body cells (rows from 1).
+    ``blocks`` is a list of ``(caption | None, header, rows)``. ``col_widths`` is a list of fractions or
+    ``"auto"`` (each column as wide as its longest cell). ``cell_colour(block_index, row, col) -> colour |
+    None`` may shade body cells (rows from 1).
     """
     heights = [0.45 + 0.24 * (len(rows) + 1) for _, _, rows in blocks]
     fig, axes = subplots(len(blocks), 1, width=width, height=1.0, gridspec_kw={"height_ratios": heights})
@@ -73,11 +75,14 @@ def draw_tables(blocks, title: str, profile: str, note: str | None = None, width
         ax.grid(False)
         if caption:
             ax.set_title(caption, fontsize=9, loc="left")
-        widths = col_widths if col_widths is not None and len(col_widths) == len(header) else None
+        auto = isinstance(col_widths, str) and col_widths == "auto"
+        widths = col_widths if not auto and col_widths is not None and len(col_widths) == len(header) else None
         tab = ax.table(cellText=[[str(c) for c in r] for r in rows], colLabels=[str(h) for h in header],
-                       cellLoc="center", colWidths=widths, bbox=[0, 0, 1, 1])
+                       cellLoc=cell_loc, colWidths=widths, bbox=[0, 0, 1, 1])
         tab.auto_set_font_size(False)
         tab.set_fontsize(fontsize)
+        if auto:
+            tab.auto_set_column_width(list(range(len(header))))
         for (r, c), cell in tab.get_celld().items():
             if r == 0:
                 cell.set_facecolor("#e8eef7")

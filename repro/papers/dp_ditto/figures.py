@@ -10,7 +10,7 @@ import pandas as pd
 from repro.experiment import FigureSpec, RenderContext, Rendered, is_unavailable
 from repro.papers.dp_ditto import theory as th
 from repro.papers.dp_ditto.experiments import PANEL_TITLES, PRIVACY_ID, SWEEP_ID, build_plan, eps_key
-from repro.plotting import mark_unavailable, subplots, suptitle
+from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
 
 METHOD_LABELS = {"ditto": "DP-Ditto", "fedamp": "DP-FedAMP", "pfedme": "DP-pFedMe", "apple": "DP-APPLE", "fedala": "DP-FedALA"}
@@ -85,17 +85,11 @@ def _table1(fig: FigureSpec, ctx: RenderContext) -> Rendered:
         ("u_hat_n, tau_n, nu_n", "estimate of u_n*, its deviation, observation noise", "theory.personalised_*"),
         ("zeta^2, sigma^2, sigma_w^2, rho", "variances and X_n^T X_n = rho I", "theory.FairnessSetup, sigma_w2"),
     ]
-    md = ["| symbol | meaning | in the code |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
-    f, axes = subplots(1, 1, width=10, height=0.32 * len(rows) + 0.8)
-    ax = axes[0, 0]
-    ax.axis("off")
-    tab = ax.table(cellText=[list(r) for r in rows], colLabels=["symbol", "meaning", "in the code"], loc="center",
-                   cellLoc="left", colWidths=[0.18, 0.47, 0.35])
-    tab.auto_set_font_size(False)
-    tab.set_fontsize(7)
-    suptitle(f, "Table 1: notation and definitions", ctx.profile)
+    header = ["symbol", "meaning", "in the code"]
+    f = draw_tables([(None, header, rows)], "Table 1: notation and definitions", ctx.profile, width=10,
+                    col_widths=[0.18, 0.47, 0.35], fontsize=7, cell_loc="left")
     data = tidy_frame([{"figure": "table1", "series": a, "x": i, "metric": "row", "value": i} for i, (a, _, _) in enumerate(rows)])
-    return Rendered(data=data, figure=f, markdown="\n".join(md) + "\n")
+    return Rendered(data=data, figure=f, markdown=markdown_tables([(None, header, rows)], "Table 1: notation and definitions"))
 
 
 def _fig1(fig: FigureSpec, ctx: RenderContext) -> Rendered:
@@ -387,8 +381,7 @@ def _table_sweep(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered
                              "run_id": rid})
     df = tidy_frame(rows)
     f, axes = subplots(1, 2, width=4.2, height=3.0)
-    md = [f"Lambda sweep, {PANEL_TITLES[p['sweep_panel']]}, T={p['sweep_T']} (mean over seeds)", "",
-          "| eps | lambda | fairness | accuracy | PL loss |", "|---|---|---|---|---|"]
+    body = []
     if reason:
         for ax in axes.flat:
             mark_unavailable(ax, reason)
@@ -396,8 +389,8 @@ def _table_sweep(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered
         m = df.groupby(["series", "x", "metric"])["value"].mean()
         for s in dict.fromkeys(df["series"]):
             for lam in p["sweep_lambdas"]:
-                md.append(f"| {s[4:]} | {lam:g} | {m[(s, float(lam), 'fairness')]:.4g} | {m[(s, float(lam), 'accuracy')]:.4f} | "
-                          f"{m[(s, float(lam), 'loss')]:.4g} |")
+                body.append([s[4:], f"{lam:g}", f"{m[(s, float(lam), 'fairness')]:.4g}",
+                             f"{m[(s, float(lam), 'accuracy')]:.4f}", f"{m[(s, float(lam), 'loss')]:.4g}"])
         for k, metric in enumerate(("fairness", "accuracy")):
             _plot_series(axes[0, k], df[df["metric"] == metric], logx=True)
             axes[0, k].set_xlabel("lambda")
@@ -407,30 +400,28 @@ def _table_sweep(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered
     axes[0, 0].set_title("fairness vs lambda")
     axes[0, 1].set_title("accuracy vs lambda")
     suptitle(f, "Supplementary: lambda sweep at eps = 10 and 100 (claim 7)", ctx.profile, _note(ctx))
-    return Rendered(data=df, figure=f, markdown="\n".join(md) + "\n")
+    caption = f"Lambda sweep, {PANEL_TITLES[p['sweep_panel']]}, T={p['sweep_T']} (mean over seeds)"
+    md = markdown_tables([(caption, ["eps", "lambda", "fairness", "accuracy", "PL loss"], body)])
+    return Rendered(data=df, figure=f, markdown=md)
 
 
 def _table_privacy(fig: FigureSpec, ctx: RenderContext) -> Rendered:
     cfg = ctx.params["privacy_table"]
     N, delta, C, n, T = ctx.params["num_clients"], ctx.params["delta"], cfg["clip"], cfg["num_samples"], cfg["rounds"]
-    rows, md = [], [f"Eq. (8) with C={C:g}, |D_n|={n}, N={N}, delta={delta}, T={T}; eps_RDP: dp-accounting RDP accountant, "
-                    "Gaussian mechanism composed T times without subsampling (diagnostic)", "",
-                    "| nominal eps | sigma_u | sigma_z | noise multiplier z | eps_RDP |", "|---|---|---|---|---|"]
+    note = (f"Eq. (8) with C={C:g}, |D_n|={n}, N={N}, delta={delta}, T={T}; eps_RDP: dp-accounting RDP accountant, "
+            "Gaussian mechanism composed T times without subsampling (diagnostic)")
+    header = ["nominal eps", "sigma_u", "sigma_z", "z = sigma_u/Delta s", "eps_RDP"]
+    rows, body = [], []
     for eps in cfg["epsilons"]:
         su, sz = th.sigma_u(eps, delta, T, N, C, n), th.sigma_z(eps, delta, T, N, C, n)
         z = su / th.sensitivity(C, n)
         er = th.rdp_epsilon(z, T, delta)
         for metric, v in (("sigma_u", su), ("sigma_z", sz), ("noise_multiplier", z), ("eps_rdp", er)):
             rows.append({"figure": PRIVACY_ID, "panel": "eq8", "series": metric, "x": eps, "metric": metric, "value": v})
-        md.append(f"| {eps:g} | {su:.6e} | {sz:.6e} | {z:.5f} | {er:.4g} |")
-    f, axes = subplots(1, 1, width=7, height=2.2)
-    ax = axes[0, 0]
-    ax.axis("off")
-    cells = [r.strip("|").split("|") for r in md[4:]]
-    ax.table(cellText=[[c.strip() for c in r] for r in cells],
-             colLabels=["nominal eps", "sigma_u", "sigma_z", "z = sigma_u/Delta s", "eps_RDP"], loc="center")
-    suptitle(f, f"Supplementary: noise of eq. (8) (C={C:g}, |D_n|={n}, T={T}) and certified eps", ctx.profile)
-    return Rendered(data=tidy_frame(rows), figure=f, markdown="\n".join(md) + "\n")
+        body.append([f"{eps:g}", f"{su:.6e}", f"{sz:.6e}", f"{z:.5f}", f"{er:.4g}"])
+    title = f"Supplementary: noise of eq. (8) (C={C:g}, |D_n|={n}, T={T}) and certified eps"
+    f = draw_tables([(None, header, body)], title, ctx.profile, width=7)
+    return Rendered(data=tidy_frame(rows), figure=f, markdown=markdown_tables([(None, header, body)], title, note))
 
 
 def render(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:

@@ -6,7 +6,7 @@ import numpy as np
 
 from repro.experiment import Rendered, is_unavailable
 from repro.papers.wpfl_minmax.experiments import CONFIG_LABELS
-from repro.plotting import mark_unavailable, subplots, suptitle
+from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
 
 LABELS = {"S1": "Proposed", "S2": "Gaussian", "S3": "MA", "S4": "Dithering", "S5": "Perfect Gaussian",
@@ -149,27 +149,9 @@ def _fig5(fig, results, ctx):
 
 
 def _draw_table(header, body, title, ctx, col_width=1.1):
-    """A matplotlib table filling its axes (no empty bands), columns as wide as their longest cell."""
-    f, axes = subplots(1, 1, width=max(6.0, col_width * len(header)), height=0.26 * (len(body) + 1) + 0.9)
-    ax = axes[0, 0]
-    ax.axis("off")
-    ax.grid(False)
-    tab = ax.table(cellText=body, colLabels=header, cellLoc="center", bbox=[0.0, 0.0, 1.0, 1.0])
-    tab.auto_set_font_size(False)
-    tab.set_fontsize(7)
-    tab.auto_set_column_width(list(range(len(header))))
-    for (r, _), cell in tab.get_celld().items():
-        if r == 0:
-            cell.set_text_props(fontweight="bold")
-    suptitle(f, title, ctx.profile, _note(ctx) or None)
-    f.subplots_adjust(top=1 - 0.8 / f.get_figheight(), bottom=0.02, left=0.02, right=0.98)
-    return f
-
-
-def _markdown(header, body, caption):
-    lines = [f"**{caption}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in body]
-    return "\n".join(lines) + "\n"
+    """One table filling its figure, columns as wide as their longest cell."""
+    return draw_tables([(None, header, body)], title, ctx.profile, _note(ctx) or None,
+                       width=max(6.0, col_width * len(header)), col_widths="auto", fontsize=7)
 
 
 def _table1(fig, results, ctx):
@@ -195,7 +177,7 @@ def _table1(fig, results, ctx):
     header = ["Parameter", "Value"]
     body = [[n, str(s)] for n, s, _ in items]
     f = _draw_table(header, body, "Table I: simulation parameters", ctx, col_width=2.5)
-    return Rendered(tidy_frame(rows), f, _markdown(header, body, "Table I: simulation parameter configuration"))
+    return Rendered(tidy_frame(rows), f, markdown_tables([("Table I: simulation parameter configuration", header, body)]))
 
 
 def _table2(fig, results, ctx):
@@ -217,7 +199,7 @@ def _table2(fig, results, ctx):
         rows.append(dict(figure="table2", panel="dnn", series=f"eps_Q={e}", x=20, metric="sigma_dp_eps", value=s, seed=-1, run_id=""))
     header = ["model / T0"] + [str(t) for t in t0s]
     f = _draw_table(header, body, "Table II: sigma_DP from Theorem 1 (eps_Q = 1, R = 16, q = 0.01) vs printed", ctx)
-    return Rendered(tidy_frame(rows), f, _markdown(header, body, "Table II: sigma_DP, computed from (23) and as printed"))
+    return Rendered(tidy_frame(rows), f, markdown_tables([("Table II: sigma_DP, computed from (23) and as printed", header, body)]))
 
 
 TABLE3_PRINTED = {  # (Bq, Bo) per mechanism, Table III
@@ -257,7 +239,7 @@ def _table3(fig, results, ctx):
         body.append(line)
     header = ["Model-dataset"] + [f"{LABELS[s]} Bq/Bo (paper)" for s in TABLE3_ORDER]
     f = _draw_table(header, body, f"Table III: mean quantization / overhead bits per parameter, T0 = {t0} (regenerated (printed))", ctx, col_width=2.0)
-    return Rendered(tidy_frame(rows), f, _markdown(header, body, f"Table III: B_q / B_o per parameter at T0 = {t0}; printed values in parentheses"))
+    return Rendered(tidy_frame(rows), f, markdown_tables([(f"Table III: B_q / B_o per parameter at T0 = {t0}; printed values in parentheses", header, body)]))
 
 
 def _fig1(fig, results, ctx):
