@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -35,12 +37,20 @@ def subplots(nrows: int = 1, ncols: int = 1, width: float = 4.2, height: float =
     return fig, axes
 
 
-def mark_unavailable(ax, reason: str) -> None:
-    """Mark a panel that could not be regenerated (e.g. CIFAR-10 not available offline)."""
+def mark_unavailable(ax, reason: str, fontsize: float = 7.5) -> None:
+    """Mark a panel that could not be regenerated (e.g. CIFAR-10 not available offline).
+
+    The reason is wrapped to the panel's width and the empty panel's 0..1 tick labels are hidden.
+    """
     ax.set_facecolor("#f3f3f3")
-    ax.text(0.5, 0.5, "NOT REGENERATED\n" + reason, transform=ax.transAxes, ha="center", va="center",
-            fontsize=8, color="#a00000", wrap=True,
-            bbox=dict(boxstyle="round", facecolor="white", edgecolor="#a00000"))
+    ax.set_xticklabels([])
+    ax.set_yticklabels([])
+    fig = ax.get_figure()
+    width_pt = ax.get_position().width * fig.get_figwidth() * 72
+    chars = max(18, int(0.85 * width_pt / (0.55 * fontsize)))
+    text = "\n".join(textwrap.wrap(reason, chars)[:8])
+    ax.text(0.5, 0.5, "NOT REGENERATED\n" + text, transform=ax.transAxes, ha="center", va="center",
+            fontsize=fontsize, color="#a00000", bbox=dict(boxstyle="round", facecolor="white", edgecolor="#a00000"))
 
 
 def suptitle(fig, title: str, profile: str, note: str | None = None) -> None:

@@ -87,7 +87,7 @@ def _table1(fig: FigureSpec, ctx: RenderContext) -> Rendered:
     ]
     header = ["symbol", "meaning", "in the code"]
     f = draw_tables([(None, header, rows)], "Table 1: notation and definitions", ctx.profile, width=10,
-                    col_widths=[0.18, 0.47, 0.35], fontsize=7, cell_loc="left")
+                    col_widths=[0.25, 0.43, 0.32], fontsize=7, cell_loc="left")
     data = tidy_frame([{"figure": "table1", "series": a, "x": i, "metric": "row", "value": i} for i, (a, _, _) in enumerate(rows)])
     return Rendered(data=data, figure=f, markdown=markdown_tables([(None, header, rows)], "Table 1: notation and definitions"))
 
