@@ -8,6 +8,7 @@ A paper is a sub-package ``repro.papers.<slug>`` with three modules:
     module level (Snakemake calls it while building the DAG).
     ``execute(spec: RunSpec, ctx: RunContext) -> dict``: do one run, return JSON-able results.
     A run whose dataset is missing returns ``unavailable_result(reason)`` instead of failing.
+    Optional ``GPU_TASKS``: the run tasks that train torch models (they ask for a GPU on a cluster).
 ``figures.py``
     ``render(fig: FigureSpec, results: dict[str, dict], ctx: RenderContext) -> Rendered``.
 ``claims.py``
@@ -210,11 +211,16 @@ def run_specs(slug: str, profile: str) -> dict[str, RunSpec]:
 
 
 def run_resources(slug: str, profile: str) -> dict[str, dict]:
-    """Per-run threads / gpu hints (the max over the figures that use the run)."""
+    """Per-run threads / gpu hints (the max over the figures that use the run).
+
+    A run wants a GPU when a figure using it says so (``FigureSpec.gpu``) or when its task is in the
+    paper's ``experiments.GPU_TASKS`` (the tasks that train torch models).
+    """
+    gpu_tasks = set(getattr(paper_module(slug, "experiments"), "GPU_TASKS", ()))
     res: dict[str, dict] = {}
     for fig in figure_specs(slug, profile):
         for r in fig.runs:
             cur = res.setdefault(r.run_id, {"threads": 1, "gpu": False})
             cur["threads"] = max(cur["threads"], fig.threads)
-            cur["gpu"] = cur["gpu"] or fig.gpu
+            cur["gpu"] = cur["gpu"] or fig.gpu or r.task in gpu_tasks
     return res

@@ -27,6 +27,11 @@ def resources_of(profile, slug):
     return ex.run_resources(slug, profile)
 
 
+def run_gpus(wc):
+    """1 when the run trains a model (its figures declare a GPU) and the workflow's device is not the CPU."""
+    return int(resources_of(wc.profile, wc.slug)[wc.run_id]["gpu"] and config["device"] != "cpu")
+
+
 def run_files(profile, slug, fig):
     figs = figures_of(profile, slug)
     if fig not in figs:

@@ -7,7 +7,8 @@ rule run:
         "results/{profile}/{slug}/runs/{run_id}.json",
     threads: lambda wc: max(resources_of(wc.profile, wc.slug)[wc.run_id]["threads"], config["threads_per_run"])
     resources:
-        gpu=lambda wc: int(resources_of(wc.profile, wc.slug)[wc.run_id]["gpu"] and config["device"] != "cpu"),
+        gpu=lambda wc: run_gpus(wc),
+        slurm_partition=lambda wc: config["slurm_partitions"]["gpu" if run_gpus(wc) else "cpu"],
         runtime=lambda wc: 240 if wc.profile == "paper" else 30,
         mem_mb=8000,
     log:
