@@ -28,6 +28,7 @@ torch.Size([3, 5, 10])
 
 from __future__ import annotations
 
+import abc
 import math
 from dataclasses import dataclass
 
@@ -50,8 +51,10 @@ class ParamSpec:
         return math.prod(self.shape)
 
 
-class StackedModel:
-    """Base class: a parameter layout and a forward pass on flat parameter stacks ``[R, P]``."""
+class StackedModel(abc.ABC):
+    """Abstract base: a parameter layout and a forward pass on flat parameter stacks ``[R, P]``.
+
+    Subclasses (MLR, DNN, MLP, CNN) give the layout, ``flops_per_sample`` and ``to_module``."""
 
     name = "model"
     num_classes = 10
@@ -104,17 +107,18 @@ class StackedModel:
         """Input of the linear head, ``[R, B, F]`` (default: the flattened input)."""
         return x.reshape(x.shape[0], x.shape[1], -1)
 
+    @abc.abstractmethod
     def flops_per_sample(self) -> int:
         """Multiply-adds x2 of one forward pass on one sample (backward ~ 2x this)."""
-        raise NotImplementedError
 
     def activations_per_sample(self) -> int:
         """Largest number of values one sample occupies in a layer (sizes evaluation chunks)."""
         return max(p.shape[-1] for p in self.params if len(p.shape) == 2)
 
     # ---- nn.Module twin -----------------------------------------------------------------------
+    @abc.abstractmethod
     def to_module(self) -> nn.Module:
-        raise NotImplementedError
+        """The equivalent ``torch.nn.Module``, parameters in the same order as ``self.params``."""
 
     def load_flat(self, module: nn.Module, flat: torch.Tensor) -> nn.Module:
         """Copy a flat row ``[P]`` into ``module``'s parameters (same order as ``self.params``)."""

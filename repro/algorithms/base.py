@@ -24,6 +24,7 @@ server-only even rounds override ``round`` to call ``aggregate`` without ``local
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
 
 import torch
@@ -65,8 +66,9 @@ def aggregation_weights(data: ClientData, weighting: str, participants: torch.Te
     return w / total
 
 
-class FLAlgorithm:
-    """Template for one FL round on stacked clients (see module docstring for the hooks)."""
+class FLAlgorithm(abc.ABC):
+    """Template for one FL round on stacked clients (see module docstring for the hooks);
+    subclasses must give ``local_update``, the other hooks have FedAvg defaults."""
 
     upload_kind = "model"  # or "update"
     weighting = "samples"
@@ -84,8 +86,9 @@ class FLAlgorithm:
     def broadcast(self, state: FLState, data: ClientData, rng) -> torch.Tensor:
         return state.global_params.unsqueeze(0).expand(data.num_clients, -1)
 
+    @abc.abstractmethod
     def local_update(self, starts: torch.Tensor, state: FLState, data: ClientData, rng) -> torch.Tensor:
-        raise NotImplementedError
+        """Client models ``[N, P]`` after local training from ``starts`` ``[N, P]``."""
 
     def upload(self, local: torch.Tensor, starts: torch.Tensor, state: FLState, rng) -> torch.Tensor:
         payload = local - starts if self.upload_kind == "update" else local

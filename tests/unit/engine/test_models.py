@@ -67,3 +67,20 @@ def test_same_padding_would_not_give_the_papers_counts():
                              nn.Linear(64 * (s // 4) ** 2, 512), nn.Linear(512, 10))
         assert sum(p.numel() for p in same.parameters()) != valid
         assert build_model("cnn", in_channels=c, image_size=s).num_params == valid
+
+
+def test_base_classes_refuse_subclasses_missing_a_required_hook():
+    from repro.algorithms import FLAlgorithm
+    from repro.models import StackedModel
+
+    class NoForwardCost(StackedModel):
+        def to_module(self):
+            return torch.nn.Linear(1, 1)
+
+    class NoLocalUpdate(FLAlgorithm):
+        pass
+
+    with pytest.raises(TypeError, match="flops_per_sample"):
+        NoForwardCost([("w", (1, 1), 1)])
+    with pytest.raises(TypeError, match="local_update"):
+        NoLocalUpdate(build_model("mlr"))
