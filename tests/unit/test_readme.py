@@ -19,3 +19,9 @@ def test_readme_python_example_runs(capsys):
     assert counts.shape == (20, 10) and counts.sum() == len(scope["data"].train_y)
     assert scope["sigma"] > 0 and scope["q"].shape == (20, 7850) and torch.isfinite(scope["q"]).all()
     assert scope["gains"].shape == (20,) and (scope["gains"] >= 0).all()
+
+
+def test_readme_code_fences_are_balanced():
+    fences = [line for line in README.read_text().splitlines() if line.startswith("```")]
+    assert len(fences) % 2 == 0, f"{len(fences)} code fences: one block is never closed"
+    assert all(f == "```" for f in fences[1::2]), "a closing fence carries a language tag"

@@ -28,7 +28,8 @@ def resources_of(profile, slug):
 
 
 def run_gpus(wc):
-    """1 when the run trains a model (its figures declare a GPU) and the workflow's device is not the CPU."""
+    """1 when the run wants a GPU (``experiment.run_resources``: a GPU task or a figure asking for one) and the
+    workflow's device is not the CPU."""
     return int(resources_of(wc.profile, wc.slug)[wc.run_id]["gpu"] and config["device"] != "cpu")
 
 

@@ -35,6 +35,7 @@ METHOD_UNITS = {"ditto": 1.0, "pfedme": 5.0, "apple": 2.0, "fedamp": 1.0, "fedal
 # Tasks that train torch models: on a cluster with device=cuda their runs ask for a GPU.
 GPU_TASKS = {"ditto_batch", "baseline_batch"}
 
+
 def eps_key(eps: float) -> str:
     """Canonical text of an epsilon (``inf`` for Ditto)."""
     return "inf" if math.isinf(eps) else f"{float(eps):g}"

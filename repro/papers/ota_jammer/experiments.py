@@ -23,6 +23,7 @@ _TRAIN_KEYS = ("num_classes", "hidden", "snr_db", "sigma_c", "tau", "local_epoch
 # Tasks that train torch models: on a cluster with device=cuda their runs ask for a GPU.
 GPU_TASKS = {"train"}
 
+
 def _mlp(params, seed, algorithm, mode, cj_epsilon=None, baseline=None) -> RunSpec:
     cfg = {k: params[k] for k in _TRAIN_KEYS}
     cfg.update(algorithm=algorithm, mode=mode, model="mlp", cj_epsilon=cj_epsilon, cj_delta=params["cj_delta"],

@@ -26,6 +26,7 @@ _EST_MIN = {"mech": 72.0, "sched": 48.0, "pfl": 60.0}
 # Tasks that train torch models: on a cluster with device=cuda their runs ask for a GPU.
 GPU_TASKS = {"train_group"}
 
+
 def _settings(params: dict) -> dict:
     s = {k: params[k] for k in TRAIN_KEYS}
     s["sigma_table"] = {m: {str(k): v for k, v in tab.items()} for m, tab in params["sigma_table"].items()}
