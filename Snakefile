@@ -1,14 +1,18 @@
-# Regenerate every figure, table and claim check of the five papers.
-#   snakemake -j8 all                                   # default profile: quick
-#   snakemake -j8 all --config profile=paper device=cuda
-#   snakemake figures/quick/dp_ditto/fig3.pdf           # one figure and only what it needs
-#   snakemake --report report.html                      # HTML report with every figure and the claims
+# Regenerate every figure, table and claim verdict of the papers in repro/papers/.
+#   snakemake --cores 2 all                                # default profile: quick
+#   snakemake --cores 8 all --config profile=paper device=cuda
+#   snakemake --cores 2 figures/quick/dp_ditto/fig3.pdf    # one figure and only what it needs
+#   snakemake --cores 2 report && snakemake --report report.html report   # HTML report with verdict captions
 from snakemake.utils import min_version, validate
 
 min_version("8.0")
 
+
 configfile: "config/config.yaml"
+
+
 validate(config, "config/config.schema.yaml")
+
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
@@ -18,5 +22,5 @@ include: "workflow/rules/report.smk"
 
 rule all:
     input:
-        all_targets(config["profile"], config["papers"]),
+        all_targets(config["profile"], selected_papers()),
     default_target: True

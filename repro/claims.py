@@ -1,47 +1,103 @@
-"""Paper claims and their evaluation.
+"""Paper claims as small named checks that end in verdicts.
 
-Three kinds (see DESIGN.md):
+Every claim of a paper is one function registered on the paper's :class:`ClaimSet`. It reads the
+tidy CSV tables of the paper's figures (``tables[fig_id]``, a pandas DataFrame with the columns of
+:data:`repro.results.TIDY_COLUMNS`) and the profile's parameters, and returns :class:`Evidence`
+built with one of three constructors:
 
-``analytic``      exact values from formulas; must pass.
-``robust``        orderings and trends the guides assert; must pass.
-``paper_number``  a paper percentage or gap that depends on unstated settings; reported as paper
-                  value vs regenerated value with a status, never failing the tests.
+``exact(value, expected, rtol=, atol=)``
+    An analytic value (closed form, deterministic computation): ``reproduced`` when it equals the
+    expected value within the stated rounding tolerance, else ``not_reproduced``.
+``direction(replicates, expect="positive"|"negative", threshold=0)``
+    An ordering or trend the paper states, measured as one effect per seed (a paired difference, a
+    rank correlation, ...). ``reproduced`` when the 95 % interval of the effect lies entirely on the
+    paper's side of ``threshold``, ``not_reproduced`` when it lies entirely on the other side (the
+    paper's direction is excluded), ``inconclusive`` when it straddles. One seed is always
+    inconclusive; ``deterministic=True`` (exact curves) judges the value itself.
+``number(replicates, paper_value, rtol=|atol=|log10=)``
+    A number the paper prints: ``reproduced`` when the interval lies inside the tolerance band
+    around the paper's value, ``not_reproduced`` when it misses the band entirely, else
+    ``inconclusive``. The record shows paper value, regenerated value and their ratio; a value of
+    the right sign but outside the band is never ``reproduced``.
 
-Status is ``pass``, ``fail`` or ``not_evaluated`` (with the reason). A claim that cannot be evaluated
-is never reported as passed. Build claims with the helpers below so every check can fail.
+Missing data (a figure not regenerated, a CIFAR-10 panel offline) is signalled by raising
+:class:`MissingData` (or using :func:`need`): the claim is ``not_evaluated`` with that reason, never
+passed. Several sub-results combine with :func:`combine` (all must hold).
+
+Each claim also declares two *counterfactuals*: functions ``(tables, params) -> (tables, params)``
+that perturb the inputs so the claim must come out ``not_reproduced`` (``refute``) and
+``reproduced`` (``support``). ``tests/claims/test_counterfactuals.py`` runs both for every claim of
+every paper, so a check that cannot change its verdict is caught. The helpers :func:`edit`,
+:func:`relabel` and :func:`drop` build such perturbations on tidy tables.
+
+Example (a toy paper claiming that "A beats B"):
+
+>>> import pandas as pd
+>>> CLAIMS = ClaimSet("toy")
+>>> def a_minus_b(tables, params):
+...     t = need(tables, "fig1")
+...     a = t[t.series == "A"].set_index("seed")["value"]
+...     b = t[t.series == "B"].set_index("seed")["value"]
+...     return direction(a - b, expect="positive")
+>>> _ = CLAIMS.claim("C1", figures="fig1", paper_says="A beats B (Sec. 5)", tests="acc(A) - acc(B) per seed",
+...                  refute=lambda t, p: (relabel(t, "fig1", "series", {"A": "B", "B": "A"}), p),
+...                  support=lambda t, p: (edit(t, "fig1", lambda v: v + 1.0, series="A"), p))(a_minus_b)
+>>> rows = [dict(figure="fig1", panel="", series=s, x=0, metric="acc", value=v, seed=k, run_id="")
+...         for k, (a, b) in enumerate([(0.9, 0.8), (0.91, 0.82), (0.88, 0.80)]) for s, v in (("A", a), ("B", b))]
+>>> [c.verdict for c in CLAIMS.evaluate({"fig1": pd.DataFrame(rows)}, {})]
+['reproduced']
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable, Mapping
 
-CLAIM_KINDS = ("analytic", "robust", "paper_number")
-CLAIM_STATUSES = ("pass", "fail", "not_evaluated")
+import numpy as np
+
+from repro.stats import Interval, exact_value, mean_interval
+
+VERDICTS = ("reproduced", "not_reproduced", "inconclusive", "not_evaluated")
+KINDS = ("exact", "direction", "number")
+KIND_MEANING = {
+    "exact": "an analytic value, checked exactly (to rounding)",
+    "direction": "an ordering or trend, judged by the 95 % interval of its effect over seeds",
+    "number": "a number printed in the paper, judged by the interval against a tolerance band",
+}
+
+Counterfactual = Callable[[dict, dict], tuple[dict, dict]]
+
+
+class MissingData(LookupError):
+    """A table, panel or series the claim needs is absent: the claim is not evaluated."""
+
+
+# ------------------------------------------------------------------------------------------ evidence
 
 
 @dataclass
-class Claim:
-    id: str
-    paper: str
-    figure: str
-    statement: str
-    kind: str
-    status: str
-    value: Any = None
-    expected: Any = None
-    tolerance: Any = None
+class Evidence:
+    """What a claim function returns: the verdict and the numbers behind it."""
+
+    verdict: str
+    effect: float | None = None
+    interval: Interval | None = None
+    regenerated: Any = None
+    paper_value: Any = None
+    tolerance: str = ""
     reason: str = ""
+    details: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if self.kind not in CLAIM_KINDS:
-            raise ValueError(f"claim {self.id}: kind {self.kind!r} not in {CLAIM_KINDS}")
-        if self.status not in CLAIM_STATUSES:
-            raise ValueError(f"claim {self.id}: status {self.status!r} not in {CLAIM_STATUSES}")
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} not in {VERDICTS}")
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    def but(self, **changes) -> "Evidence":
+        """A copy with some fields replaced (e.g. a reason added)."""
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d.update(changes)
+        return Evidence(**d)
 
 
 def _finite(x) -> bool:
@@ -51,39 +107,437 @@ def _finite(x) -> bool:
         return False
 
 
-def close_to(id, paper, figure, statement, value, expected, rel=None, abs_=None, kind="analytic", reason="") -> Claim:
-    """Pass when ``|value - expected| <= max(abs_, rel*|expected|)``."""
+def _replicates(values) -> list[float]:
+    if isinstance(values, Mapping):
+        values = list(values.values())
+    elif hasattr(values, "to_numpy"):
+        values = values.to_numpy()
+    out = [float(v) for v in np.asarray(values, dtype=float).reshape(-1)]
+    if not out:
+        raise MissingData("no replicates to judge")
+    return out
+
+
+def not_evaluated(reason: str, **details) -> Evidence:
+    return Evidence("not_evaluated", reason=reason, details=details)
+
+
+def exact(value, expected, *, rtol: float = 0.0, atol: float = 0.0, reason: str = "", details: dict | None = None) -> Evidence:
+    """An analytic value against its expected value: within ``max(atol, rtol*|expected|)`` or not."""
     if not _finite(value):
-        return not_evaluated(id, paper, figure, statement, kind, reason or f"value is {value!r}", expected=expected)
-    tol = max(abs_ or 0.0, (rel or 0.0) * abs(float(expected)))
+        return Evidence("not_reproduced", regenerated=value, paper_value=expected, tolerance=f"rtol {rtol:g}, atol {atol:g}",
+                        reason=(reason + "; " if reason else "") + f"regenerated value is {value!r}", details=details or {})
+    tol = max(float(atol), float(rtol) * abs(float(expected)))
     ok = abs(float(value) - float(expected)) <= tol
-    tol_txt = {"rel": rel, "abs": abs_}
-    return Claim(id, paper, figure, statement, kind, "pass" if ok else "fail", float(value), expected, tol_txt, reason)
+    return Evidence("reproduced" if ok else "not_reproduced", effect=float(value) - float(expected),
+                    interval=exact_value(float(value)), regenerated=float(value), paper_value=expected,
+                    tolerance=f"|regenerated - expected| <= {tol:.3g}", reason=reason, details=details or {})
 
 
-def holds(id, paper, figure, statement, condition: bool, value=None, expected=None, kind="robust", reason="", tolerance=None) -> Claim:
-    """Pass when ``condition`` is true; ``value``/``expected`` document what was compared."""
-    return Claim(id, paper, figure, statement, kind, "pass" if bool(condition) else "fail", value, expected, tolerance, reason)
+def exact_holds(condition: bool, *, regenerated=None, expected=None, reason: str = "", details: dict | None = None) -> Evidence:
+    """An analytic statement (an identity, a sign, a set of values) that holds or does not."""
+    return Evidence("reproduced" if bool(condition) else "not_reproduced", regenerated=regenerated, paper_value=expected,
+                    tolerance="exact", reason=reason, details=details or {})
 
 
-def paper_number(id, paper, figure, statement, value, expected, rel=None, abs_=None, same_sign=False, reason="") -> Claim:
-    """A fragile paper number: pass if within tolerance (or, with ``same_sign``, if of the paper's sign)."""
-    if not _finite(value):
-        return not_evaluated(id, paper, figure, statement, "paper_number", reason or f"value is {value!r}", expected=expected)
-    if same_sign:
-        ok = (float(value) > 0) == (float(expected) > 0)
-        tol = "same sign"
+def direction(replicates, *, expect: str = "positive", threshold: float = 0.0, deterministic: bool = False,
+              reason: str = "", details: dict | None = None) -> Evidence:
+    """The sign of an effect, from one value per seed (or one exact value when ``deterministic``).
+
+    ``expect="positive"``: the paper says effect > threshold. ``reproduced`` iff the whole 95 %
+    interval is above ``threshold``; ``not_reproduced`` iff the whole interval is at or below it;
+    ``inconclusive`` otherwise. ``"negative"`` mirrors this.
+    """
+    if expect not in ("positive", "negative"):
+        raise ValueError(f"expect must be 'positive' or 'negative', got {expect!r}")
+    reps = _replicates(replicates)
+    if deterministic:
+        if len(set(reps)) != 1:
+            raise ValueError(f"deterministic=True needs one value (or identical replicates), got {reps}")
+        iv = exact_value(reps[0])
     else:
-        tol_abs = max(abs_ or 0.0, (rel or 0.0) * abs(float(expected)))
-        ok = abs(float(value) - float(expected)) <= tol_abs
-        tol = {"rel": rel, "abs": abs_}
-    return Claim(id, paper, figure, statement, "paper_number", "pass" if ok else "fail", float(value), expected, tol, reason)
+        iv = mean_interval(reps)
+    sign = 1.0 if expect == "positive" else -1.0
+    lo, hi = (iv.low - threshold) * sign, (iv.high - threshold) * sign
+    if sign < 0:
+        lo, hi = hi, lo
+    if not _finite(iv.mean) and deterministic:
+        verdict = "not_reproduced"
+    elif lo > 0:
+        verdict = "reproduced"
+    elif hi <= 0:
+        verdict = "not_reproduced"
+    else:
+        verdict = "inconclusive"
+    op = ">" if sign > 0 else "<"
+    why = reason
+    if verdict == "inconclusive" and iv.n == 1 and not iv.exact:
+        why = (why + "; " if why else "") + "one replicate: no interval"
+    return Evidence(verdict, effect=iv.mean, interval=iv, regenerated=iv.mean, paper_value=f"{op} {threshold:g}",
+                    tolerance=f"95% interval {op} {threshold:g}", reason=why,
+                    details={**(details or {}), "replicates": [round(r, 6) for r in reps]})
 
 
-def not_evaluated(id, paper, figure, statement, kind, reason, expected=None) -> Claim:
-    return Claim(id, paper, figure, statement, kind, "not_evaluated", None, expected, None, reason)
+def number(replicates, paper_value: float, *, rtol: float | None = None, atol: float | None = None,
+           log10: float | None = None, deterministic: bool = False, reason: str = "", details: dict | None = None) -> Evidence:
+    """A regenerated number against the paper's printed value with a tolerance band.
+
+    Band: ``paper_value +- max(atol, rtol*|paper_value|)``, or, with ``log10``, within that many
+    decades of the paper's value. ``reproduced`` iff the 95 % interval lies inside the band,
+    ``not_reproduced`` iff it misses the band entirely, else ``inconclusive``.
+    """
+    reps = _replicates(replicates)
+    iv = exact_value(reps[0]) if deterministic else mean_interval(reps)
+    if deterministic and len(set(reps)) != 1:
+        raise ValueError(f"deterministic=True needs one value (or identical replicates), got {reps}")
+    p = float(paper_value)
+    if log10 is not None:
+        if p <= 0:
+            raise ValueError(f"log10 tolerance needs a positive paper value, got {paper_value!r}")
+        lo_b, hi_b = p / 10 ** log10, p * 10 ** log10
+        tol_txt = f"within {log10:g} decades of {p:g}"
+    else:
+        if rtol is None and atol is None:
+            raise ValueError("number() needs a tolerance: rtol, atol or log10")
+        half = max(atol or 0.0, (rtol or 0.0) * abs(p))
+        lo_b, hi_b = p - half, p + half
+        tol_txt = f"[{lo_b:.4g}, {hi_b:.4g}]"
+    if not _finite(iv.mean):
+        verdict = "not_reproduced" if deterministic else "inconclusive"
+    elif iv.within(lo_b, hi_b):
+        verdict = "reproduced"
+    elif not iv.overlaps(lo_b, hi_b):
+        verdict = "not_reproduced"
+    else:
+        verdict = "inconclusive"
+    why = reason
+    if verdict == "inconclusive" and iv.n == 1 and not iv.exact:
+        why = (why + "; " if why else "") + "one replicate: no interval"
+    return Evidence(verdict, effect=iv.mean, interval=iv, regenerated=iv.mean, paper_value=p, tolerance=tol_txt,
+                    reason=why, details={**(details or {}), "replicates": [round(r, 6) for r in reps]})
 
 
-def blocking_failures(claims: list[dict]) -> list[dict]:
-    """Failed analytic / robust claims (the ones that fail the tests and ``repro claims``)."""
-    return [c for c in claims if c["status"] == "fail" and c["kind"] in ("analytic", "robust")]
+def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
+    """All sub-results must hold: ``not_reproduced`` if any part is, ``reproduced`` if all evaluated
+    parts are, else ``inconclusive``. Parts that are not evaluated are left out (and named); if no
+    part is evaluated the claim is ``not_evaluated``."""
+    if not parts:
+        raise MissingData("no part of the claim could be evaluated")
+    done = {k: e for k, e in parts.items() if e.verdict != "not_evaluated"}
+    skipped = [k for k, e in parts.items() if e.verdict == "not_evaluated"]
+    detail = {k: _evidence_summary(e) for k, e in parts.items()}
+    if not done:
+        return not_evaluated("; ".join(f"{k}: {parts[k].reason}" for k in skipped), parts=detail)
+    verdicts = {e.verdict for e in done.values()}
+    if "not_reproduced" in verdicts:
+        v = "not_reproduced"
+    elif verdicts == {"reproduced"}:
+        v = "reproduced"
+    else:
+        v = "inconclusive"
+    failing = [k for k, e in done.items() if e.verdict == v] if v != "reproduced" else []
+    why = [reason] if reason else []
+    if failing:
+        why.append(f"{v.replace('_', ' ')}: {', '.join(failing)}")
+    if skipped:
+        why.append(f"not evaluated: {', '.join(skipped)}")
+    # the headline effect is the part closest to failing (smallest margin), for the report
+    worst = _worst_part(done, v)
+    return Evidence(v, effect=worst.effect, interval=worst.interval, regenerated=worst.regenerated,
+                    paper_value=worst.paper_value, tolerance="every part", reason="; ".join(why), details={"parts": detail})
+
+
+def _worst_part(done: Mapping[str, Evidence], verdict: str) -> Evidence:
+    cands = [e for e in done.values() if e.verdict == verdict] or list(done.values())
+    return cands[0]
+
+
+def _evidence_summary(e: Evidence) -> dict:
+    out = {"verdict": e.verdict}
+    if e.effect is not None:
+        out["effect"] = _round(e.effect)
+    if e.interval is not None:
+        out["interval"] = [_round(e.interval.low), _round(e.interval.high)]
+    if e.paper_value is not None:
+        out["paper"] = e.paper_value
+    if e.reason:
+        out["reason"] = e.reason
+    return out
+
+
+def _round(v, digits: int = 6):
+    if v is None:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return v
+    if not math.isfinite(f):
+        return "nan" if math.isnan(f) else ("inf" if f > 0 else "-inf")
+    return float(f"{f:.{digits}g}")
+
+
+# ------------------------------------------------------------------------------------------ records
+
+
+@dataclass
+class Claim:
+    """One evaluated claim, as stored in ``results/<profile>/<slug>/claims.json``."""
+
+    id: str
+    paper: str
+    figures: list[str]
+    kind: str
+    paper_says: str
+    tests: str
+    verdict: str
+    effect: Any = None
+    interval: list | None = None
+    n: int | None = None
+    paper_value: Any = None
+    regenerated: Any = None
+    ratio: Any = None
+    tolerance: str = ""
+    reason: str = ""
+    details: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind {self.kind!r} not in {KINDS}")
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"claim {self.id}: verdict {self.verdict!r} not in {VERDICTS}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A registered claim: its text, the function that judges it, and its two counterfactuals."""
+
+    id: str
+    paper: str
+    figures: tuple[str, ...]
+    kind: str
+    paper_says: str
+    tests: str
+    fn: Callable[[dict, dict], Evidence]
+    refute: Counterfactual
+    support: Counterfactual
+
+    def evaluate(self, tables: Mapping, params: Mapping) -> Claim:
+        try:
+            ev = self.fn(tables, params)
+        except MissingData as e:
+            ev = not_evaluated(str(e) or "data missing")
+        if not isinstance(ev, Evidence):
+            raise TypeError(f"claim {self.paper}/{self.id}: {self.fn.__name__} returned {type(ev).__name__}, not Evidence")
+        iv = ev.interval
+        ratio = None
+        if self.kind == "number" and _finite(ev.regenerated) and _finite(ev.paper_value) and float(ev.paper_value) != 0:
+            ratio = _round(float(ev.regenerated) / float(ev.paper_value))
+        return Claim(
+            id=self.id, paper=self.paper, figures=list(self.figures), kind=self.kind, paper_says=self.paper_says,
+            tests=self.tests, verdict=ev.verdict, effect=_round(ev.effect),
+            interval=None if iv is None else [_round(iv.low), _round(iv.high)], n=None if iv is None else iv.n,
+            paper_value=_jsonable(ev.paper_value), regenerated=_jsonable(ev.regenerated), ratio=ratio,
+            tolerance=ev.tolerance, reason=ev.reason, details=_jsonable(ev.details))
+
+
+def _jsonable(v):
+    if isinstance(v, Mapping):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_jsonable(x) for x in list(v)]
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return _round(v, 8)
+    return v
+
+
+class ClaimSet:
+    """The claims of one paper, in registration order.
+
+    >>> CLAIMS = ClaimSet("toy")
+    >>> @CLAIMS.claim("C1", figures="fig1", kind="exact", paper_says="1 + 1 = 2", tests="exact sum",
+    ...               refute=lambda t, p: (t, {**p, "one": 2}), support=lambda t, p: (t, {**p, "one": 1}))
+    ... def one_plus_one(tables, params):
+    ...     return exact(params["one"] + params["one"], 2)
+    >>> CLAIMS.evaluate({}, {"one": 1})[0].verdict
+    'reproduced'
+    """
+
+    def __init__(self, paper: str):
+        self.paper = paper
+        self._specs: dict[str, ClaimSpec] = {}
+
+    def claim(self, id: str, *, figures, paper_says: str, tests: str, refute: Counterfactual, support: Counterfactual,
+              kind: str = "direction"):
+        """Register the decorated function ``(tables, params) -> Evidence`` as claim ``id``."""
+        if kind not in KINDS:
+            raise ValueError(f"claim {id}: kind {kind!r} not in {KINDS}")
+        if id in self._specs:
+            raise ValueError(f"{self.paper}: claim id {id!r} registered twice")
+        if not (callable(refute) and callable(support)):
+            raise TypeError(f"claim {id}: refute and support must be callables (tables, params) -> (tables, params)")
+        figs = (figures,) if isinstance(figures, str) else tuple(figures)
+
+        def register(fn):
+            self._specs[id] = ClaimSpec(id, self.paper, figs, kind, paper_says.strip(), tests.strip(), fn, refute, support)
+            return fn
+
+        return register
+
+    def __iter__(self):
+        return iter(self._specs.values())
+
+    def __len__(self):
+        return len(self._specs)
+
+    def __getitem__(self, id: str) -> ClaimSpec:
+        if id not in self._specs:
+            raise KeyError(f"{self.paper} has no claim {id!r}; claims: {', '.join(self._specs)}")
+        return self._specs[id]
+
+    def ids(self) -> list[str]:
+        return list(self._specs)
+
+    def evaluate(self, tables: Mapping, params: Mapping) -> list[Claim]:
+        return [spec.evaluate(tables, params) for spec in self]
+
+
+# ------------------------------------------------------------------------------------------ table helpers
+
+
+def need(tables: Mapping, fig: str, **where):
+    """``tables[fig]`` (rows matching ``where``), or :class:`MissingData` if absent or empty."""
+    t = tables.get(fig)
+    if t is None or len(t) == 0:
+        raise MissingData(f"{fig} was not regenerated")
+    if where:
+        t = t[_mask(t, where)]
+        if len(t) == 0:
+            raise MissingData(f"{fig} has no rows with {where}")
+    return t
+
+
+def seeds_of(df) -> list[int]:
+    """Sorted non-negative seeds in a tidy frame (seed -1 marks deterministic rows)."""
+    return sorted(int(s) for s in df["seed"].unique() if int(s) >= 0)
+
+
+def per_seed(df, agg: str | Callable = "mean", **where):
+    """``value`` of the rows matching ``where``, aggregated per seed (``agg`` over the other columns)
+    -> Series indexed by seed; :class:`MissingData` if nothing matches."""
+    t = df[_mask(df, where)] if where else df
+    if len(t) == 0:
+        raise MissingData(f"no rows with {where}")
+    return t.groupby("seed")["value"].agg(agg)
+
+
+def curve(df, **where):
+    """Mean over seeds of the rows matching ``where``, indexed by numeric x (sorted)."""
+    t = df[_mask(df, where)] if where else df
+    if len(t) == 0:
+        raise MissingData(f"no rows with {where}")
+    x = _numeric(t["x"])
+    return t.assign(x=x).groupby("x")["value"].mean().sort_index()
+
+
+def curves_by_seed(df, **where):
+    """``{seed: Series(value indexed by numeric x)}`` for the rows matching ``where``."""
+    t = df[_mask(df, where)] if where else df
+    if len(t) == 0:
+        raise MissingData(f"no rows with {where}")
+    t = t.assign(x=_numeric(t["x"]))
+    return {int(s): g.groupby("x")["value"].mean().sort_index() for s, g in t.groupby("seed")}
+
+
+def _numeric(col):
+    import pandas as pd
+
+    num = pd.to_numeric(col, errors="coerce")
+    return num if num.notna().all() else col
+
+
+def _mask(df, where: Mapping):
+    m = np.ones(len(df), dtype=bool)
+    for col, want in where.items():
+        if col not in df.columns:
+            raise KeyError(f"tidy table has no column {col!r}; columns: {list(df.columns)}")
+        c = df[col]
+        if callable(want):
+            m &= np.asarray(want(c), dtype=bool)
+        elif isinstance(want, (list, tuple, set)):
+            m &= np.asarray(c.isin(list(want)))
+        elif col == "x":
+            m &= np.isclose(_numeric(c).astype(float), float(want), rtol=1e-9, atol=1e-12)
+        elif col in ("panel", "series", "metric", "figure", "run_id"):
+            m &= np.asarray(c.astype(str) == str(want))
+        else:
+            m &= np.asarray(c == want)
+    return m
+
+
+# ------------------------------------------------------------------------------------------ counterfactuals
+
+
+def edit(tables: Mapping, fig: str, fn: Callable[[Any], Any], *, rows: bool = False, **where) -> dict:
+    """A copy of ``tables`` where ``value`` of the rows of ``fig`` matching ``where`` becomes ``fn(value)``
+    (``fn`` gets the pandas Series of those values; with ``rows=True`` it gets the matching rows as a
+    DataFrame, e.g. to set a value from ``x`` or ``seed``, and returns the new values)."""
+    out = dict(tables)
+    t = need(tables, fig).copy()
+    m = _mask(t, where)
+    if not m.any():
+        raise KeyError(f"counterfactual edit of {fig}: no rows with {where}")
+    new = fn(t.loc[m].copy()) if rows else fn(t.loc[m, "value"])
+    t.loc[m, "value"] = np.asarray(new, dtype=float)
+    out[fig] = t
+    return out
+
+
+def relabel(tables: Mapping, fig: str, column: str, mapping: Mapping, **where) -> dict:
+    """A copy of ``tables`` with ``column`` values of ``fig`` renamed by ``mapping`` (a swap when it maps
+    both ways), on the rows matching ``where``."""
+    out = dict(tables)
+    t = need(tables, fig).copy()
+    m = _mask(t, where) & np.asarray(t[column].astype(str).isin([str(k) for k in mapping]))
+    if not m.any():
+        raise KeyError(f"counterfactual relabel of {fig}: no {column} in {list(mapping)} with {where}")
+    t[column] = t[column].astype(object)
+    t.loc[m, column] = t.loc[m, column].astype(str).map({str(k): v for k, v in mapping.items()})
+    out[fig] = t
+    return out
+
+
+def drop(tables: Mapping, fig: str | None = None, **where) -> dict:
+    """A copy of ``tables`` without figure ``fig`` (no ``where``) or without its rows matching ``where``."""
+    out = dict(tables)
+    if fig is None:
+        return out
+    if not where:
+        out.pop(fig, None)
+        return out
+    t = need(tables, fig)
+    out[fig] = t[~_mask(t, where)].copy()
+    return out
+
+
+def unchanged(tables: Mapping, params: Mapping) -> tuple[dict, dict]:
+    """The identity counterfactual (for a ``support`` that needs no change, e.g. an exact identity that
+    holds on the regenerated numbers)."""
+    return dict(tables), dict(params)
+
+
+# ------------------------------------------------------------------------------------------ summaries
+
+
+def verdict_counts(claims: Iterable) -> dict[str, int]:
+    counts = {v: 0 for v in VERDICTS}
+    for c in claims:
+        counts[c["verdict"] if isinstance(c, Mapping) else c.verdict] += 1
+    return counts

@@ -1,9 +1,10 @@
 """The ``repro`` command.
 
-    repro list                                 papers, figures, claims
+    repro list [SLUG] [--runs]                 papers, figures (and their runs), claim verdicts
     repro run SLUG RUN_ID [--profile P]        one run -> results/<P>/<SLUG>/runs/<RUN_ID>.json
     repro figure SLUG FIG [--profile P]        runs what is missing, renders figures/<P>/<SLUG>/<FIG>.*
-    repro claims [--profile P] [--evaluate]    prints the claims table; exit 1 if an analytic/robust claim fails
+    repro evaluate SLUG [--profile P]          judges the paper's claims -> results/<P>/<SLUG>/claims.json
+    repro claims [--profile P] [--write]       the reproduction report (figures/<P>/claims.md with --write)
     repro data status|fetch|partition ...      datasets (see ``repro data -h``)
     repro bench engine|kernels ...             benchmarks (see ``repro bench -h``)
 """
@@ -15,25 +16,40 @@ import importlib
 import importlib.util
 import sys
 
+from repro import __version__, registry
 from repro import experiment as ex
 
 # sub-command groups contributed by sub-packages: module -> function(subparsers)
 PLUGINS = ("repro.data.cli", "repro.engine.bench")
 
 
+def _describe_run(spec: ex.RunSpec) -> str:
+    """A short human description of a run: task, seed and its scalar parameters."""
+    scalars = [f"{k}={v}" for k, v in sorted(spec.params.items()) if isinstance(v, (int, float, str, bool)) and len(str(v)) < 24]
+    jobs = spec.params.get("jobs")
+    extra = f", {len(jobs)} jobs" if isinstance(jobs, list) else ""
+    return f"{spec.task} seed={spec.seed}{extra}: " + ", ".join(scalars[:8])
+
+
 def _cmd_list(args) -> int:
     from repro import pipeline
+    from repro.claims import verdict_counts
 
-    slugs = [args.slug] if args.slug else ex.PAPERS
-    for slug in slugs:
+    for slug in [args.slug] if args.slug else registry.slugs():
+        info = registry.paper(slug)
         figs = ex.figure_specs(slug, args.profile)
         n_runs = len({r for f in figs for r in f.run_ids})
-        print(f"{slug}  ({len(figs)} figures/tables, {n_runs} runs under profile {args.profile})")
+        print(f"{slug}: {info.title}\n  {len(figs)} figures/tables, {n_runs} runs under profile {args.profile}")
         for f in figs:
-            print(f"  {f.fig_id:<8} {f.kind:<7} {f.paper_ref:<10} {len(f.run_ids):>4} runs  {f.title}")
-        claims = [c for c in pipeline.load_claims(args.profile, [slug])]
+            print(f"  {f.fig_id:<9} {f.kind:<7} {f.paper_ref:<14} {len(f.run_ids):>4} runs  {f.title}")
+            if args.runs:
+                for r in sorted({r.run_id: r for r in f.runs}.values(), key=lambda r: r.run_id):
+                    print(f"      {r.run_id}  {_describe_run(r)}")
+        claims = pipeline.load_claims(args.profile, [slug])
         if claims:
-            print(f"  claims ({len(claims)}): " + ", ".join(f"{c['id']}={c['status']}" for c in claims))
+            counts = verdict_counts(claims)
+            print("  verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
+            print("  " + ", ".join(f"{c['id']}={c['verdict']}" for c in claims))
     return 0
 
 
@@ -59,61 +75,86 @@ def _cmd_evaluate(args) -> int:
 
 
 def _cmd_claims(args) -> int:
-    from repro import pipeline
-    from repro.claims import blocking_failures
+    from repro import pipeline, report
 
     if args.evaluate:
-        for slug in ex.PAPERS:
+        for slug in registry.slugs():
             pipeline.evaluate_claims(slug, args.profile)
-    if args.write:
-        pipeline.write_claims_table(args.profile)
-    print(pipeline.claims_markdown(args.profile))
-    rows = pipeline.load_claims(args.profile)
-    if not rows:
-        print(f"no claims.json under results/{args.profile}/: run the workflow first (snakemake -j8 all)", file=sys.stderr)
+    if not pipeline.load_claims(args.profile):
+        print(f"no claims.json under results/{args.profile}/: run the workflow first (snakemake --cores 2 all)", file=sys.stderr)
         return 2
-    bad = blocking_failures(rows)
-    for c in bad:
-        print(f"FAILED {c['paper']}/{c['id']}: {c['statement']} (value {c['value']}, expected {c['expected']})", file=sys.stderr)
-    return 1 if bad else 0
+    if args.write:
+        report.write_report(args.profile)
+    print(report.report_markdown(args.profile))
+    return 0
+
+
+def check_device(device: str) -> str:
+    """``cpu``, ``cuda``, ``cuda:N`` or ``mps``; a CUDA device must exist."""
+    import re
+
+    if not re.fullmatch(r"cpu|cuda(:[0-9]+)?|mps", device):
+        raise ex.ConfigError(f"unknown device {device!r}; allowed: cpu, cuda, cuda:N, mps")
+    if device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ex.ConfigError(f"device {device!r} asked for, but torch sees no CUDA device here; use --device cpu")
+        idx = int(device.split(":")[1]) if ":" in device else 0
+        if idx >= torch.cuda.device_count():
+            raise ex.ConfigError(f"device {device!r}: only {torch.cuda.device_count()} CUDA device(s) here")
+    return device
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {v}")
+    return v
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="repro", description="Regenerate the figures and claims of five private / wireless FL papers.")
+    p = argparse.ArgumentParser(prog="repro", description="Regenerate the figures and judge the claims of private / wireless FL papers.")
+    p.add_argument("--version", action="version", version=f"repro {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
+    slugs = list(registry.slugs())
 
     def common(sp, device=False):
         sp.add_argument("--profile", default="quick", choices=ex.PROFILES, help="parameter profile (default: quick)")
         if device:
-            sp.add_argument("--device", default="cpu", help="torch device for training runs (cpu, cuda, cuda:1, ...)")
-            sp.add_argument("--threads", type=int, default=1, help="intra-op threads for this run")
+            sp.add_argument("--device", default="cpu", help="torch device for training runs (cpu, cuda, cuda:1, mps)")
+            sp.add_argument("--threads", type=_positive_int, default=1, help="intra-op threads for this run")
 
-    sp = sub.add_parser("list", help="papers, figures and claims")
-    sp.add_argument("slug", nargs="?", choices=ex.PAPERS)
+    sp = sub.add_parser("list", help="papers, figures, runs and claim verdicts")
+    sp.add_argument("slug", nargs="?", choices=slugs)
+    sp.add_argument("--runs", action="store_true", help="also list every figure's runs (id and what the run is)")
     common(sp)
     sp.set_defaults(func=_cmd_list)
 
     sp = sub.add_parser("run", help="do one run of a paper")
-    sp.add_argument("slug", choices=ex.PAPERS)
+    sp.add_argument("slug", choices=slugs)
     sp.add_argument("run_id")
     sp.add_argument("--force", action="store_true", help="re-run even if the result exists")
     common(sp, device=True)
     sp.set_defaults(func=_cmd_run)
 
     sp = sub.add_parser("figure", help="render one figure or table (running what is missing)")
-    sp.add_argument("slug", choices=ex.PAPERS)
+    sp.add_argument("slug", choices=slugs)
     sp.add_argument("fig")
     sp.add_argument("--no-run", action="store_true", help="only render from existing results")
     common(sp, device=True)
     sp.set_defaults(func=_cmd_figure)
 
-    sp = sub.add_parser("evaluate", help="evaluate one paper's claims on its figure CSVs")
-    sp.add_argument("slug", choices=ex.PAPERS)
+    sp = sub.add_parser("evaluate", help="judge one paper's claims on its figure CSVs")
+    sp.add_argument("slug", choices=slugs)
     common(sp)
     sp.set_defaults(func=_cmd_evaluate)
 
-    sp = sub.add_parser("claims", help="print the claims table; exit 1 if an analytic or robust claim fails")
-    sp.add_argument("--evaluate", action="store_true", help="re-evaluate every paper's claims first")
+    sp = sub.add_parser("claims", help="print the reproduction report (verdict of every claim)")
+    sp.add_argument("--evaluate", action="store_true", help="re-judge every paper's claims first")
     sp.add_argument("--write", action="store_true", help="also write figures/<profile>/claims.md")
     common(sp)
     sp.set_defaults(func=_cmd_claims)
@@ -124,13 +165,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: errors caused by the user's input or environment: printed as one paragraph, no traceback
+def _user_errors():
+    from repro.data.errors import DatasetError
+
+    return (ex.ConfigError, DatasetError, FileNotFoundError, PermissionError)
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
+        if getattr(args, "device", None) is not None:
+            check_device(args.device)
         return int(args.func(args) or 0)
-    except ex.ConfigError as e:
+    except _user_errors() as e:
         print(f"repro: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("repro: interrupted (finished runs are kept; run again to resume)", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,23 +1,27 @@
 """The contract between a paper's code and the workflow.
 
-A paper is a sub-package ``repro.papers.<slug>`` with three modules:
+A paper is a sub-package ``repro.papers.<slug>`` (found by :mod:`repro.registry`, never listed by
+hand) with this shape::
 
-``experiments.py``
-    ``figures(params: dict, profile: str) -> list[FigureSpec]``: every figure / table of the paper
-    for that profile, each with the runs it needs. Must be cheap and must not import torch at
-    module level (Snakemake calls it while building the DAG).
-    ``execute(spec: RunSpec, ctx: RunContext) -> dict``: do one run, return JSON-able results.
-    A run whose dataset is missing returns ``unavailable_result(reason)`` instead of failing.
-    Optional ``GPU_TASKS``: the run tasks that train torch models (they ask for a GPU on a cluster).
-``figures.py``
-    ``render(fig: FigureSpec, results: dict[str, dict], ctx: RenderContext) -> Rendered``.
-``claims.py``
-    ``evaluate(tables: dict[str, pandas.DataFrame], params: dict, profile: str) -> list[Claim]``:
-    tables are the tidy CSVs of the paper's figures, keyed by figure id.
+    __init__.py      PAPER = PaperInfo(slug, title, ...)            light: no torch, no numpy
+    params/          paper.yaml (every parameter, paper values), quick.yaml, smoke.yaml (overrides),
+                     schema.yaml (JSON schema of the parameters: types, ranges, choices)
+    experiments.py   figures(params) -> list[FigureSpec]             the figures and the runs they need
+                     TASKS = {task: Task("module:function", gpu=...)}  what each run task calls
+    runs.py          the task functions: fn(spec: RunSpec, ctx: RunContext) -> dict (JSON-able)
+    figures.py       RENDERERS = {fig_id: fn(fig, results, ctx) -> Rendered}
+    claims.py        CLAIMS = ClaimSet(slug): every claim a small named function (repro.claims)
+    README.md        what the paper claims, decisions where it is silent, substitutes, plan, cost, verdicts
 
-Parameters of each profile live in ``config/profiles/<profile>/<slug>.yaml``. The ``paper`` file
-holds every key with the paper's values; ``quick`` and ``smoke`` override some of them. A key that
-is not in the ``paper`` file is an error naming the key and the allowed keys.
+``experiments.py`` must stay cheap and must not import torch at module level (Snakemake imports it
+while it builds the DAG). A run whose dataset cannot be had returns :func:`unavailable_result`.
+
+Parameters of a profile: the package's ``params/paper.yaml``, then ``params/<profile>.yaml``, then
+a project's own ``config/profiles/<profile>/<slug>.yaml`` if present, then overrides from the
+command line. A key not in ``paper.yaml`` is an error naming the allowed keys; every value is checked
+against ``params/schema.yaml`` when the profile loads (one paragraph naming the key, the value and what
+is allowed), and by the paper's optional ``experiments.validate(params)`` for rules across keys.
+The common key ``profile_note`` says what a profile reduces against the paper; every figure shows it.
 """
 
 from __future__ import annotations
@@ -25,17 +29,16 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import yaml
 
-from repro.paths import config_dir
-
-PAPERS = ("age_dp", "acfl", "dp_ditto", "wpfl_minmax", "ota_jammer")
 PROFILES = ("smoke", "quick", "paper")
 FIGURE_KINDS = ("figure", "table", "diagram")
+FIG_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 class ConfigError(ValueError):
@@ -43,6 +46,7 @@ class ConfigError(ValueError):
 
 
 def check_choice(what: str, value: Any, allowed) -> None:
+    allowed = list(allowed)
     if value not in allowed:
         raise ConfigError(f"unknown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")
 
@@ -52,12 +56,38 @@ def canonical_json(obj: Any) -> str:
 
 
 @dataclass(frozen=True)
+class PaperInfo:
+    """What the registry knows of a paper without importing its code."""
+
+    slug: str
+    title: str
+    short_title: str = ""
+    reference: str = ""  # authors, venue, year / arXiv id
+    order: int = 100  # position in listings (then by slug)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A run task: ``target`` is ``"module:function"`` (imported only when a run executes);
+    ``gpu`` says the task trains torch models (on a cluster with device=cuda it asks for a GPU)."""
+
+    target: str
+    gpu: bool = False
+
+    def resolve(self) -> Callable:
+        mod, _, fn = self.target.partition(":")
+        if not fn:
+            raise ValueError(f"task target {self.target!r} must be 'module:function'")
+        return getattr(importlib.import_module(mod), fn)
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """One training or analytic computation with a fixed seed.
 
-    ``task`` names what ``execute`` should do (a paper-level dispatch key), ``params`` are plain
-    JSON values. The run id is ``<task>-<hash>`` of (paper, task, params, seed), so the same
-    computation is shared by every figure that needs it and any change of a parameter gives a new id.
+    ``task`` names what to execute (a key of the paper's ``TASKS``), ``params`` are plain JSON
+    values. The run id is ``<task>-<hash>`` of (paper, task, params, seed), so the same computation is
+    shared by every figure that needs it and any change of a parameter gives a new id.
     """
 
     paper: str
@@ -76,27 +106,27 @@ class RunSpec:
 
 @dataclass
 class FigureSpec:
-    """A figure or table of a paper: its id (``fig3``, ``table2``), what it shows, the runs it needs.
+    """A figure or table of a paper: its id (``fig3``, ``table2``, ``privacy``), what it shows, its runs.
 
-    ``claim`` is one line stating what the paper claims with this figure (README gallery).
-    ``datasets`` lists datasets whose absence makes (part of) the figure unavailable.
-    ``threads``/``gpu`` are per-run resource hints for the workflow.
+    ``description`` says neutrally what is plotted (captions add the measured verdicts, never the
+    paper's claim). ``datasets`` lists datasets whose absence makes (part of) the figure unavailable.
+    ``threads`` is a per-run hint for the workflow.
     """
 
     paper: str
     fig_id: str
     title: str
-    claim: str
+    description: str = ""
     runs: list[RunSpec] = field(default_factory=list)
     kind: str = "figure"
-    paper_ref: str = ""  # e.g. "Fig. 3" or "Table II"
+    paper_ref: str = ""  # e.g. "Fig. 3" or "Table II"; "" or "supplementary" for the package's own additions
     datasets: tuple[str, ...] = ()
     threads: int = 1
-    gpu: bool = False
-    est_paper_minutes: float | None = None  # estimated paper-profile time (CPU-minutes) for README
 
     def __post_init__(self):
         check_choice("figure kind", self.kind, FIGURE_KINDS)
+        if not FIG_ID.match(self.fig_id):
+            raise ConfigError(f"figure id {self.fig_id!r} of {self.paper}: must match {FIG_ID.pattern}")
 
     @property
     def run_ids(self) -> list[str]:
@@ -124,6 +154,11 @@ class RenderContext:
     profile: str
     params: dict
 
+    @property
+    def profile_note(self) -> str:
+        """What this profile reduces against the paper (``profile_note`` parameter), for figure subtitles."""
+        return str(self.params.get("profile_note") or "")
+
 
 @dataclass
 class Rendered:
@@ -144,54 +179,106 @@ def is_unavailable(result: dict) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# profiles
+# parameters
 
 
-def _read_yaml(path: Path) -> dict:
+def _read_yaml(path: Path, required: bool = True) -> dict:
     if not path.exists():
+        if required:
+            raise ConfigError(f"parameter file {path} is missing")
         return {}
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path} is not valid YAML: {e}") from None
+    data = {} if data is None else data
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of parameter names to values")
+        raise ConfigError(f"{path}: expected a mapping of parameter names to values, got {type(data).__name__}")
     return data
 
 
+def params_dir(slug: str) -> Path:
+    from repro import registry
+
+    return registry.package_dir(slug) / "params"
+
+
+def user_profile_file(slug: str, profile: str) -> Path:
+    from repro.paths import config_dir
+
+    return config_dir() / "profiles" / profile / f"{slug}.yaml"
+
+
 def load_params(slug: str, profile: str, overrides: dict | None = None) -> dict:
-    """Parameters of ``slug`` under ``profile`` (paper values, then profile and user overrides)."""
-    check_choice("paper", slug, PAPERS)
+    """Parameters of ``slug`` under ``profile``: paper values, then the profile's and the user's
+    overrides; validated against the paper's schema."""
+    from repro import registry
+
+    registry.paper(slug)
     check_choice("profile", profile, PROFILES)
-    base_path = config_dir() / "profiles" / "paper" / f"{slug}.yaml"
-    params = _read_yaml(base_path)
+    base = _read_yaml(params_dir(slug) / "paper.yaml")
+    params = dict(base)
     layers = []
     if profile != "paper":
-        layers.append((config_dir() / "profiles" / profile / f"{slug}.yaml", _read_yaml(config_dir() / "profiles" / profile / f"{slug}.yaml")))
+        p = params_dir(slug) / f"{profile}.yaml"
+        layers.append((str(p), _read_yaml(p)))
+    user = user_profile_file(slug, profile)
+    if user.exists():
+        layers.append((str(user), _read_yaml(user)))
     if overrides:
         layers.append(("overrides", overrides))
     for origin, layer in layers:
         for key, value in layer.items():
-            if key not in params:
-                raise ConfigError(
-                    f"unknown parameter {key!r} for paper {slug!r} (in {origin}); allowed: {', '.join(sorted(params))}"
-                )
+            if key not in base:
+                raise ConfigError(f"unknown parameter {key!r} for paper {slug!r} (in {origin}); allowed: {', '.join(sorted(base))}")
             params[key] = value
+    validate_params(slug, profile, params)
+    validate = getattr(registry.module(slug, "experiments"), "validate", None)
+    if validate is not None:
+        try:
+            validate(params)
+        except ConfigError as e:
+            raise ConfigError(f"{slug}, profile {profile}: {e}") from None
     return params
 
 
+def validate_params(slug: str, profile: str, params: dict) -> None:
+    """Check ``params`` against ``params/schema.yaml``; one paragraph per problem, naming key, value, rule."""
+    import jsonschema
+
+    schema_path = params_dir(slug) / "schema.yaml"
+    schema = _read_yaml(schema_path)
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(params), key=lambda e: [str(p) for p in e.absolute_path])
+    if not errors:
+        return
+    lines = []
+    for e in errors[:8]:
+        key = ".".join(str(p) for p in e.absolute_path) or "(top level)"
+        rule = {k: v for k, v in e.schema.items() if k not in ("description", "$comment")} if isinstance(e.schema, dict) else e.schema
+        desc = e.schema.get("description", "") if isinstance(e.schema, dict) else ""
+        lines.append(f"parameter {key!r} = {e.instance!r} is not allowed: {e.message}"
+                     + (f" ({desc})" if desc else "") + f"; allowed: {json.dumps(rule, default=str)}")
+    more = f" (and {len(errors) - 8} more)" if len(errors) > 8 else ""
+    raise ConfigError(f"{slug}, profile {profile}: " + "; ".join(lines) + more + f". Schema: {schema_path}")
+
+
 # ---------------------------------------------------------------------------------------------
-# registry
-
-
-def paper_module(slug: str, part: str):
-    check_choice("paper", slug, PAPERS)
-    return importlib.import_module(f"repro.papers.{slug}.{part}")
+# figures and runs
 
 
 def figure_specs(slug: str, profile: str, overrides: dict | None = None) -> list[FigureSpec]:
+    from repro import registry
+
     params = load_params(slug, profile, overrides)
-    figs = paper_module(slug, "experiments").figures(params, profile)
+    figs = registry.module(slug, "experiments").figures(params)
     ids = [f.fig_id for f in figs]
     if len(ids) != len(set(ids)):
         raise ValueError(f"{slug}: duplicate figure ids {ids}")
+    renderers = getattr(registry.module(slug, "figures"), "RENDERERS", {})
+    missing = [i for i in ids if i not in renderers]
+    if missing:
+        raise ValueError(f"{slug}: figures.RENDERERS has no renderer for {missing}")
     return figs
 
 
@@ -210,17 +297,22 @@ def run_specs(slug: str, profile: str) -> dict[str, RunSpec]:
     return out
 
 
-def run_resources(slug: str, profile: str) -> dict[str, dict]:
-    """Per-run threads / gpu hints (the max over the figures that use the run).
+def tasks(slug: str) -> dict[str, Task]:
+    from repro import registry
 
-    A run wants a GPU when a figure using it says so (``FigureSpec.gpu``) or when its task is in the
-    paper's ``experiments.GPU_TASKS`` (the tasks that train torch models).
-    """
-    gpu_tasks = set(getattr(paper_module(slug, "experiments"), "GPU_TASKS", ()))
+    t = getattr(registry.module(slug, "experiments"), "TASKS", None)
+    if not isinstance(t, dict) or not all(isinstance(v, Task) for v in t.values()):
+        raise ValueError(f"{slug}: experiments.TASKS must be a dict of task name -> Task")
+    return t
+
+
+def run_resources(slug: str, profile: str) -> dict[str, dict]:
+    """Per-run ``threads`` (max over the figures using the run) and ``gpu`` (the task trains torch models)."""
+    task_of = tasks(slug)
     res: dict[str, dict] = {}
     for fig in figure_specs(slug, profile):
         for r in fig.runs:
-            cur = res.setdefault(r.run_id, {"threads": 1, "gpu": False})
+            check_choice(f"task of {slug}", r.task, task_of)
+            cur = res.setdefault(r.run_id, {"threads": 1, "gpu": task_of[r.task].gpu})
             cur["threads"] = max(cur["threads"], fig.threads)
-            cur["gpu"] = cur["gpu"] or fig.gpu or r.task in gpu_tasks
     return res

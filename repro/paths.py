@@ -11,16 +11,22 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 def project_root() -> Path:
     """The directory holding ``config/``, ``results/`` and ``figures/``.
 
-    Order: ``$REPRO_ROOT``; the current directory if it has ``config/profiles``; the checkout
-    that contains this package.
+    Order: ``$REPRO_ROOT``; the current directory if it is a project (has ``config/config.yaml`` or a
+    ``Snakefile``); the checkout that contains this package, if it is one; else the current directory.
     """
     env = os.environ.get("REPRO_ROOT")
     if env:
         return Path(env).resolve()
     cwd = Path.cwd()
-    if (cwd / "config" / "profiles").is_dir():
+    if is_project(cwd):
         return cwd
-    return PACKAGE_DIR.parent
+    if is_project(PACKAGE_DIR.parent):
+        return PACKAGE_DIR.parent
+    return cwd
+
+
+def is_project(path: Path) -> bool:
+    return (path / "config" / "config.yaml").is_file() or (path / "Snakefile").is_file()
 
 
 def config_dir() -> Path:

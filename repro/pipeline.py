@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from repro import experiment as ex
-from repro import paths
+from repro import paths, registry
 from repro.results import read_json, read_tidy_csv, tidy_frame, write_csv, write_json, write_text
 
 
@@ -40,13 +40,17 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
     set_threads(threads)
     ctx = ex.RunContext(profile=profile, run_id=run_id, device=device, threads=threads,
                         log=lambda m: _log(f"{slug}/{run_id}: {m}"))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     _log(f"{slug}/{run_id}: start ({spec.task}, seed {spec.seed})")
-    result = ex.paper_module(slug, "experiments").execute(spec, ctx)
-    elapsed = time.perf_counter() - t0
+    task = ex.tasks(slug).get(spec.task)
+    if task is None:
+        raise ex.ConfigError(f"{slug}: run {run_id} has task {spec.task!r}, which experiments.TASKS does not name; "
+                             f"allowed: {', '.join(ex.tasks(slug))}")
+    result = task.resolve()(spec, ctx)
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     write_json(out, {"spec": spec.to_dict(), "profile": profile, "device": device, "threads": threads,
-                     "wall_s": elapsed, "result": result})
-    _log(f"{slug}/{run_id}: done in {elapsed:.1f}s")
+                     "wall_s": elapsed, "cpu_s": cpu, "result": result})
+    _log(f"{slug}/{run_id}: done in {elapsed:.1f} s ({cpu:.1f} s CPU)")
     return out
 
 
@@ -61,7 +65,12 @@ def load_results(slug: str, fig: ex.FigureSpec, profile: str) -> dict[str, dict]
 
 
 def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = False, device: str = "cpu", threads: int = 1) -> list[Path]:
-    """Render one figure / table from its runs' results into ``figures/<profile>/<slug>/``."""
+    """Render one figure / table from its runs' results into ``figures/<profile>/<slug>/``:
+    ``.csv`` (every plotted number), ``.pdf`` and ``.png`` (with the profile's note as a footer), ``.md``
+    (tables: the table; figures: what is plotted and where the numbers are)."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only; the library modules never choose a backend
     fig = ex.figure_spec(slug, fig_id, profile)
     if run_missing:
         for i, rid in enumerate(fig.run_ids, 1):
@@ -69,91 +78,70 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
             execute_run(slug, rid, profile, device=device, threads=threads)
     results = load_results(slug, fig, profile)
     params = ex.load_params(slug, profile)
-    rendered = ex.paper_module(slug, "figures").render(fig, results, ex.RenderContext(profile=profile, params=params))
+    ctx = ex.RenderContext(profile=profile, params=params)
+    renderer = registry.module(slug, "figures").RENDERERS[fig.fig_id]
+    rendered = renderer(fig, results, ctx)
     base = paths.figures_dir(profile, slug) / fig_id
     written = []
     data = tidy_frame(rendered.data.to_dict("records")) if rendered.data is not None and len(rendered.data) else tidy_frame([])
     write_csv(base.with_suffix(".csv"), data)
     written.append(base.with_suffix(".csv"))
-    if rendered.figure is not None:
-        from repro.plotting import close
-        from repro.results import save_figure
-
-        written += save_figure(rendered.figure, base)
-        close(rendered.figure)
-    else:
+    if rendered.figure is None:
         raise ValueError(f"{slug}/{fig_id}: renderer returned no figure (tables are drawn as a figure too)")
-    if rendered.markdown is not None:
-        write_text(base.with_suffix(".md"), rendered.markdown)
-        written.append(base.with_suffix(".md"))
+    from repro.plotting import close, stamp_profile_note
+    from repro.results import save_figure
+
+    stamp_profile_note(rendered.figure, profile, ctx.profile_note)
+    written += save_figure(rendered.figure, base)
+    close(rendered.figure)
+    write_text(base.with_suffix(".md"), rendered.markdown if rendered.markdown is not None else figure_markdown(fig, ctx, data))
+    written.append(base.with_suffix(".md"))
     _log(f"{slug}/{fig_id}: wrote {', '.join(p.name for p in written)}")
     return written
 
 
-def evaluate_claims(slug: str, profile: str) -> Path:
-    """Evaluate the paper's claims on its figures' CSVs -> ``results/<profile>/<slug>/claims.json``."""
-    from repro.claims import Claim
+def figure_markdown(fig: ex.FigureSpec, ctx: ex.RenderContext, data) -> str:
+    """The ``.md`` beside a figure: title, paper reference, profile note, and what the CSV holds."""
+    lines = [f"# {fig.paper_ref or fig.fig_id}: {fig.title}", ""]
+    if fig.description:
+        lines += [fig.description, ""]
+    if ctx.profile_note:
+        lines += [f"Profile `{ctx.profile}`: {ctx.profile_note}", ""]
+    if fig.datasets:
+        lines += [f"Datasets: {', '.join(fig.datasets)}.", ""]
+    if len(data):
+        seeds = sorted(int(s) for s in data["seed"].unique() if int(s) >= 0)
+        lines += [f"`{fig.fig_id}.csv`: {len(data)} numbers; series: {', '.join(map(str, data['series'].unique()[:12]))}"
+                  + (" ..." if data["series"].nunique() > 12 else "") + f"; metrics: {', '.join(map(str, data['metric'].unique()))}"
+                  + (f"; seeds: {seeds}" if seeds else "") + "."]
+    return "\n".join(lines) + "\n"
 
+
+def paper_tables(slug: str, profile: str) -> dict:
+    """The tidy CSVs of a paper's regenerated figures, keyed by figure id (absent figures are left out)."""
     tables = {}
     for fig in ex.figure_specs(slug, profile):
         p = paths.figures_dir(profile, slug) / f"{fig.fig_id}.csv"
         if p.exists():
             tables[fig.fig_id] = read_tidy_csv(p)
-    params = ex.load_params(slug, profile)
-    claims = ex.paper_module(slug, "claims").evaluate(tables, params, profile)
-    ids = [c.id for c in claims]
-    dup = sorted({i for i in ids if ids.count(i) > 1})
-    if dup:
-        raise ValueError(f"{slug}: duplicate claim ids {dup}")
-    for c in claims:
-        if not isinstance(c, Claim) or c.paper != slug:
-            raise ValueError(f"{slug}: claims.evaluate returned a bad claim {c!r}")
+    return tables
+
+
+def evaluate_claims(slug: str, profile: str) -> Path:
+    """Judge the paper's claims on its figures' CSVs -> ``results/<profile>/<slug>/claims.json``."""
+    from repro.claims import verdict_counts
+
+    claims = registry.module(slug, "claims").CLAIMS.evaluate(paper_tables(slug, profile), ex.load_params(slug, profile))
     out = paths.results_dir(profile, slug) / "claims.json"
     write_json(out, [c.to_dict() for c in claims])
-    counts = {s: sum(c.status == s for c in claims) for s in ("pass", "fail", "not_evaluated")}
-    _log(f"{slug}: claims {counts}")
+    _log(f"{slug}: verdicts {verdict_counts(claims)}")
     return out
 
 
-def load_claims(profile: str, slugs=ex.PAPERS) -> list[dict]:
+def load_claims(profile: str, slugs=None) -> list[dict]:
     rows = []
-    for slug in slugs:
+    for slug in slugs or registry.slugs():
         p = paths.results_dir(profile, slug) / "claims.json"
         if p.exists():
             rows += read_json(p)
     return rows
-
-
-def _fmt(v) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, (dict, list)):
-        return json.dumps(v, separators=(",", ":"))
-    return str(v).replace("|", "\\|").replace("\n", " ")
-
-
-def claims_markdown(profile: str, slugs=ex.PAPERS) -> str:
-    rows = load_claims(profile, slugs)
-    counts = {}
-    for r in rows:
-        counts.setdefault(r["paper"], {"pass": 0, "fail": 0, "not_evaluated": 0})[r["status"]] += 1
-    lines = [f"# Paper claims, profile `{profile}`", "",
-             "Kinds: `analytic` and `robust` must pass; `paper_number` compares a fragile paper number with the "
-             "regenerated one and never fails the tests. `not_evaluated` says why.", "",
-             "| paper | pass | fail | not evaluated |", "|---|---|---|---|"]
-    for slug, c in counts.items():
-        lines.append(f"| {slug} | {c['pass']} | {c['fail']} | {c['not_evaluated']} |")
-    lines += ["", "| paper | id | figure | kind | status | paper value | regenerated | tolerance | statement | reason |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append("| " + " | ".join(_fmt(r.get(k)) for k in
-                     ("paper", "id", "figure", "kind", "status", "expected", "value", "tolerance", "statement", "reason")) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def write_claims_table(profile: str) -> Path:
-    out = paths.figures_dir(profile) / "claims.md"
-    write_text(out, claims_markdown(profile))
-    return out

@@ -1,13 +1,14 @@
-"""Shared matplotlib style and helpers for the papers' figures."""
+"""Shared matplotlib style and helpers for the papers' figures.
+
+Importing this module does not choose a matplotlib backend (the workflow's ``repro figure`` selects the
+file-only Agg backend itself; in a notebook the user's backend stays).
+"""
 
 from __future__ import annotations
 
 import textwrap
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 STYLE = {
     "figure.dpi": 100,
@@ -60,6 +61,15 @@ def suptitle(fig, title: str, profile: str, note: str | None = None) -> None:
         text += f"\n{note}"
     fig.suptitle(text, fontsize=10)
     fig.tight_layout()
+
+
+def stamp_profile_note(fig, profile: str, note: str) -> None:
+    """Footer naming the profile and what it reduces against the paper (every figure carries it)."""
+    if not note:
+        return
+    width_chars = max(60, int(fig.get_figwidth() * 13))
+    text = "\n".join(textwrap.wrap(f"Profile '{profile}' - {note}", width_chars)[:4])
+    fig.text(0.01, -0.01, text, ha="left", va="top", fontsize=7, color="#444444", transform=fig.transFigure)
 
 
 def close(fig) -> None:

@@ -1,66 +1,56 @@
-"""Every paper claim, checked on the regenerated numbers (results/<profile>/<slug>/claims.json).
+"""The verdicts of the regenerated numbers (results/<profile>/<slug>/claims.json) against the stored ones.
 
-Run the workflow first (``snakemake -j8 all``); the profile checked is ``$REPRO_TEST_PROFILE``
-(default ``quick``). analytic and robust claims must pass; paper_number claims report paper value vs
-regenerated value and never fail; a claim that is not evaluated is skipped with its reason, unless the
-stored reference says it is evaluable here, in which case it fails.
-
-``tests/claims/known_failures.yaml`` lists robust claims that are known to fail at a profile's scale,
-each with the measured reason; they are strict expected failures: reported, and the test fails as
-soon as such a claim starts to pass (so the entry is removed and the claim guarded again).
+Run the workflow first (``snakemake --cores 2 all``); the profile checked is ``$REPRO_TEST_PROFILE``
+(default ``quick``). A verdict is a finding, whichever it is (``not_reproduced`` included): the test fails
+when a verdict differs from the one stored in ``tests/reference/<profile>/verdicts.json``, or when the
+stored file and the claims disagree on which claims exist. Refresh deliberately with
+``python -m repro.reference refresh --profile quick`` after checking that the change is intended.
 """
 
 import json
-import os
-from pathlib import Path
 
 import pytest
-import yaml
 
-from repro import experiment as ex
+from repro import registry
+from repro.claims import VERDICTS
+from repro.reference import stored_verdicts
 
-ROOT = Path(__file__).resolve().parents[2]
-PROFILE = os.environ.get("REPRO_TEST_PROFILE", "quick")
-EXPECTED_FILE = ROOT / "tests" / "reference" / PROFILE / "claims_expected.json"
+from .conftest import PROFILE, claim_cases, results_path
+
+STORED = stored_verdicts(PROFILE)
 
 
-def _load(slug):
-    p = ROOT / "results" / PROFILE / slug / "claims.json"
+def _claims(slug):
+    p = results_path(slug)
     return {c["id"]: c for c in json.loads(p.read_text())} if p.exists() else None
 
 
-RESULTS = {slug: _load(slug) for slug in ex.PAPERS}
-EXPECTED = json.loads(EXPECTED_FILE.read_text()) if EXPECTED_FILE.exists() else {}
-KNOWN_FILE = ROOT / "tests" / "claims" / "known_failures.yaml"
-KNOWN = ((yaml.safe_load(KNOWN_FILE.read_text()) or {}).get(PROFILE) or {}) if KNOWN_FILE.exists() else {}
-IDS = sorted({f"{s}/{i}" for s, claims in RESULTS.items() if claims for i in claims} | set(EXPECTED))
+@pytest.mark.claims
+@pytest.mark.parametrize("slug", registry.slugs())
+def test_claims_regenerated_for_every_claim(slug):
+    claims = _claims(slug)
+    assert claims is not None, f"{results_path(slug)} missing: run `snakemake --cores 2 all --config profile={PROFILE}`"
+    declared = {n.split("/", 1)[1] for n in claim_cases() if n.startswith(slug + "/")}
+    assert set(claims) == declared, f"{slug}: claims.json is stale (re-run the claims rule): {set(claims) ^ declared}"
+    for c in claims.values():
+        assert c["verdict"] in VERDICTS
+        if c["verdict"] != "not_evaluated" and c["kind"] != "exact":
+            assert c["effect"] is not None or c["regenerated"] is not None, f"{slug}/{c['id']}: verdict without a number"
 
 
 @pytest.mark.claims
-@pytest.mark.parametrize("slug", ex.PAPERS)
-def test_paper_has_claims(slug):
-    assert RESULTS[slug] is not None, f"results/{PROFILE}/{slug}/claims.json missing: run `snakemake -j8 all --config profile={PROFILE}`"
-    assert RESULTS[slug], f"{slug}: claims.json is empty"
-
-
-@pytest.mark.claims
-@pytest.mark.parametrize("name", IDS)
-def test_claim(name):
+@pytest.mark.parametrize("name", claim_cases())
+def test_verdict_matches_stored(name):
     slug, cid = name.split("/", 1)
-    claims = RESULTS[slug] or {}
-    expected = EXPECTED.get(name)
-    assert cid in claims, f"{name} is in the stored reference but missing from results/{PROFILE}/{slug}/claims.json"
+    claims = _claims(slug) or {}
+    assert cid in claims, f"{name}: not in {results_path(slug)}"
     c = claims[cid]
-    if c["status"] == "not_evaluated":
-        if expected and expected["evaluable"]:
-            pytest.fail(f"{name} was evaluable when the reference was stored but is now not evaluated: {c['reason']}")
-        pytest.skip(f"not evaluated: {c['reason']}")
-    if c["kind"] == "paper_number":
-        # fragile paper numbers are reported (paper vs regenerated), never asserted
-        print(f"{name}: paper {c['expected']} vs regenerated {c['value']} -> {c['status']}")
-        return
-    if name in KNOWN:
-        if c["status"] == "pass":
-            pytest.fail(f"{name} is listed in known_failures.yaml but now passes: remove the entry")
-        pytest.xfail(f"known failure at profile {PROFILE}: {KNOWN[name]}")
-    assert c["status"] == "pass", f"{name} ({c['kind']}): {c['statement']} -- regenerated {c['value']}, expected {c['expected']} (tolerance {c['tolerance']}) {c['reason']}"
+    assert name in STORED, f"{name}: no stored verdict (refresh the reference after checking it)"
+    assert c["verdict"] == STORED[name], (
+        f"{name} verdict changed: {c['verdict']} (stored {STORED[name]}); effect {c.get('effect')} {c.get('interval')}; "
+        f"{c.get('reason')}")
+
+
+def test_no_stored_verdict_without_claim():
+    gone = sorted(set(STORED) - set(claim_cases()))
+    assert not gone, f"stored verdicts for claims that no longer exist: {gone}"

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from repro import experiment as ex
+from repro import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,7 +21,7 @@ def test_slurm_profile_dry_run_requests_gpus_for_training_runs(tmp_path):
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = proc.stdout + proc.stderr
-    runs = {slug: ex.run_resources(slug, "paper") for slug in ex.PAPERS}
+    runs = {slug: ex.run_resources(slug, "paper") for slug in registry.slugs()}
     n_gpu = sum(r["gpu"] for res in runs.values() for r in res.values())
     n_runs = sum(len(res) for res in runs.values())
     assert 0 < n_gpu < n_runs  # analytic papers (age_dp, acfl) train no torch model

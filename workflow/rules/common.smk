@@ -1,19 +1,34 @@
-# Shared helpers: the list of figures and runs comes from repro/papers/<slug>/experiments.py.
+# Shared helpers: papers come from the registry (repro/papers/*), figures and runs from each paper's
+# experiments.py.
 import functools
+import sys
 import os
 
 from repro import experiment as ex
+from repro import registry
 
-PAPERS = ex.PAPERS
 PROFILES = ex.PROFILES
+REPRO = f"{sys.executable} -m repro"  # the interpreter snakemake runs in, whatever PATH says
+ALL_PAPERS = registry.slugs()
 
 if config.get("data_mirror"):
     os.environ["REPRO_DATA_MIRROR"] = os.path.abspath(config["data_mirror"])
 
+
+def selected_papers():
+    """config["papers"]: "all" or a list of slugs (each checked against the registry)."""
+    chosen = config["papers"]
+    if chosen == "all":
+        return list(ALL_PAPERS)
+    for slug in chosen:
+        ex.check_choice("paper in config 'papers'", slug, ALL_PAPERS)
+    return list(chosen)
+
+
 wildcard_constraints:
     profile="|".join(PROFILES),
-    slug="|".join(PAPERS),
-    fig=r"(fig|table)[0-9]+[a-z]?",
+    slug="|".join(ALL_PAPERS),
+    fig=ex.FIG_ID.pattern.strip("^$"),
     run_id=r"[A-Za-z0-9_.\-]+",
 
 
@@ -28,22 +43,18 @@ def resources_of(profile, slug):
 
 
 def run_gpus(wc):
-    """1 when the run wants a GPU (``experiment.run_resources``: a GPU task or a figure asking for one) and the
-    workflow's device is not the CPU."""
+    """1 when the run's task trains torch models (experiments.TASKS gpu=True) and the device is not the CPU."""
     return int(resources_of(wc.profile, wc.slug)[wc.run_id]["gpu"] and config["device"] != "cpu")
 
 
 def run_files(profile, slug, fig):
     figs = figures_of(profile, slug)
-    if fig not in figs:
-        raise ValueError(f"unknown figure {fig!r} of {slug}; allowed: {', '.join(figs)}")
+    ex.check_choice(f"figure of {slug}", fig, figs)
     return [f"results/{profile}/{slug}/runs/{rid}.json" for rid in figs[fig].run_ids]
 
 
 def figure_files(profile, slug, fig):
-    spec = figures_of(profile, slug)[fig]
-    exts = ["pdf", "png", "csv"] + (["md"] if spec.kind == "table" else [])
-    return [f"figures/{profile}/{slug}/{fig}.{e}" for e in exts]
+    return [f"figures/{profile}/{slug}/{fig}.{e}" for e in ("pdf", "png", "csv", "md")]
 
 
 def dataset_flags(profile, slug, run_id):
@@ -62,3 +73,7 @@ def all_targets(profile, slugs):
             out += figure_files(profile, slug, fig)
         out.append(f"results/{profile}/{slug}/claims.json")
     return out
+
+
+def report_items(profile, slugs):
+    return [f"results/{profile}/report/{slug}/{fig}.png" for slug in slugs for fig in figures_of(profile, slug)]

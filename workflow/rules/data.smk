@@ -10,4 +10,4 @@ rule dataset_status:
     log:
         "logs/data/{dataset}.log",
     shell:
-        "repro data fetch {wildcards.dataset} --allow-missing --status-json {output} 2> {log}"
+        REPRO + " data fetch {wildcards.dataset} --allow-missing --status-json {output} 2> {log}"

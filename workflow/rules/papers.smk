@@ -16,7 +16,7 @@ rule run:
     params:
         device=config["device"],
     shell:
-        "repro run {wildcards.slug} {wildcards.run_id} --profile {wildcards.profile}"
+        REPRO + " run {wildcards.slug} {wildcards.run_id} --profile {wildcards.profile}"
         " --device {params.device} --threads {threads} --force 2> {log}"
 
 
@@ -25,30 +25,13 @@ rule figure:
         lambda wc: run_files(wc.profile, wc.slug, wc.fig),
     output:
         pdf="figures/{profile}/{slug}/{fig}.pdf",
-        png=report("figures/{profile}/{slug}/{fig}.png", category="{slug}", caption="../report/figure.rst"),
-        csv="figures/{profile}/{slug}/{fig}.csv",
-    wildcard_constraints:
-        fig=r"fig[0-9]+[a-z]?",
-    log:
-        "logs/{profile}/{slug}/{fig}.log",
-    shell:
-        "repro figure {wildcards.slug} {wildcards.fig} --profile {wildcards.profile} --no-run 2> {log}"
-
-
-rule table:
-    input:
-        lambda wc: run_files(wc.profile, wc.slug, wc.fig),
-    output:
-        pdf="figures/{profile}/{slug}/{fig}.pdf",
-        png=report("figures/{profile}/{slug}/{fig}.png", category="{slug}", caption="../report/figure.rst"),
+        png="figures/{profile}/{slug}/{fig}.png",
         csv="figures/{profile}/{slug}/{fig}.csv",
         md="figures/{profile}/{slug}/{fig}.md",
-    wildcard_constraints:
-        fig=r"table[0-9]+[a-z]?",
     log:
         "logs/{profile}/{slug}/{fig}.log",
     shell:
-        "repro figure {wildcards.slug} {wildcards.fig} --profile {wildcards.profile} --no-run 2> {log}"
+        REPRO + " figure {wildcards.slug} {wildcards.fig} --profile {wildcards.profile} --no-run 2> {log}"
 
 
 rule claims:
@@ -59,4 +42,4 @@ rule claims:
     log:
         "logs/{profile}/{slug}/claims.log",
     shell:
-        "repro evaluate {wildcards.slug} --profile {wildcards.profile} 2> {log}"
+        REPRO + " evaluate {wildcards.slug} --profile {wildcards.profile} 2> {log}"

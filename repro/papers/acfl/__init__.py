@@ -11,3 +11,13 @@ eqs. 2-4), ``policy`` (eqs. 42-43), ``scfl`` (SCFL stand-in), ``simulate`` (the 
 eqs. 7-10), ``checks`` (Monte Carlo / analytic checks of the theory), ``experiments``, ``figures``,
 ``claims``.
 """
+
+from repro.experiment import PaperInfo
+
+PAPER = PaperInfo(
+    slug='acfl',
+    title='Adaptive Coded Federated Learning: Privacy Preservation and Straggler Mitigation',
+    short_title='Adaptive coded FL: privacy and stragglers',
+    reference='Li, Xiao, Skoglund, arXiv:2403.14905v1',
+    order=5,
+)

@@ -16,7 +16,7 @@ Tasks
 
 from __future__ import annotations
 
-from repro.experiment import FigureSpec, RunContext, RunSpec
+from repro.experiment import Task, FigureSpec, RunContext, RunSpec
 
 SLUG = "acfl"
 PROBLEM_KEYS = ("num_devices", "samples_per_device", "dim_in", "dim_out", "eta0", "iterations", "seeds")
@@ -45,7 +45,7 @@ def fig4_run(params: dict) -> RunSpec:
     return RunSpec(SLUG, "train_panel", run, seed=int(params["seeds"][0]))
 
 
-def figures(params: dict, profile: str) -> list[FigureSpec]:
+def figures(params: dict) -> list[FigureSpec]:
     probs = params["fig3_straggler_probs"]
     if len(probs) != 2:
         raise ValueError(f"fig3_straggler_probs must name the two panels' p (paper: [0.2, 0.4]), got {probs!r}")
@@ -60,33 +60,29 @@ def figures(params: dict, profile: str) -> list[FigureSpec]:
     return [
         FigureSpec(SLUG, "fig1", "Upper bound (33) vs eps-MI-DP: fixed and adaptive aggregation weights",
                    "At equal privacy eps, the adaptive weight alpha* (eq. 36) gives the smallest convergence bound.",
-                   runs=[RunSpec(SLUG, "fig1_bound", _pick(params, FIG1_KEYS))], paper_ref="Fig. 1",
-                   est_paper_minutes=0.01),
+                   runs=[RunSpec(SLUG, "fig1_bound", _pick(params, FIG1_KEYS))], paper_ref="Fig. 1"),
         FigureSpec(SLUG, "fig2", "The implementation of ACFL (schematic)", "Block diagram of Algorithm 1 (no data).",
                    kind="diagram", paper_ref="Fig. 2"),
         FigureSpec(SLUG, "fig3", "Training loss of ACFL and NA under different noise variances",
                    "More noise hurts NA (alpha = 0.5) a lot but ACFL only modestly, for p = 0.2 and p = 0.4.",
-                   runs=[fig3_run(params, "a", probs[0]), fig3_run(params, "b", probs[1])], paper_ref="Fig. 3",
-                   est_paper_minutes=0.02 * n_seeds * T / 1000),
+                   runs=[fig3_run(params, "a", probs[0]), fig3_run(params, "b", probs[1])], paper_ref="Fig. 3"),
         FigureSpec(SLUG, "fig4", "Training loss of ACFL and SCFL (reconstructed) at equal eps-MI-DP",
                    "At equal eps, ACFL beats SCFL and degrades less as eps decreases.",
-                   runs=[fig4_run(params)], paper_ref="Fig. 4", est_paper_minutes=0.01 * n_seeds * T / 1000),
+                   runs=[fig4_run(params)], paper_ref="Fig. 4"),
         FigureSpec(SLUG, "table91", "Supplementary: privacy map eps <-> sigma^2 and Stage-1 overhead (not in the paper)",
                    "Theorem 1 (eq. 17) and its inverse, the SCFL fallback map, Remark 1 (eqs. 12-13).",
-                   runs=[RunSpec(SLUG, "privacy_map", table91)], kind="table", paper_ref="T-S (supplementary)",
-                   est_paper_minutes=0.01),
+                   runs=[RunSpec(SLUG, "privacy_map", table91)], kind="table", paper_ref="T-S (supplementary)"),
         FigureSpec(SLUG, "table92", "Supplementary: checks of the theory (Theorems 1-3, Lemmas 1-2, eqs. 38, 43)",
                    "Analytic identities and Monte Carlo checks behind claims C1-C12 (not in the paper).",
-                   runs=[RunSpec(SLUG, "theory_checks", checks)], kind="table", paper_ref="theory checks",
-                   est_paper_minutes=0.1),
+                   runs=[RunSpec(SLUG, "theory_checks", checks)], kind="table", paper_ref="theory checks"),
     ]
 
 
-def execute(spec: RunSpec, ctx: RunContext) -> dict:
-    from repro.papers.acfl import runs
 
-    tasks = {"fig1_bound": runs.fig1_bound, "train_panel": runs.train_panel, "privacy_map": runs.privacy_map,
-             "theory_checks": runs.theory_checks}
-    if spec.task not in tasks:
-        raise ValueError(f"unknown acfl task {spec.task!r}; allowed: {', '.join(tasks)}")
-    return tasks[spec.task](spec.params, ctx)
+#: run task -> the function in runs.py that does it
+TASKS = {
+    "fig1_bound": Task("repro.papers.acfl.runs:fig1_bound"),
+    "train_panel": Task("repro.papers.acfl.runs:train_panel"),
+    "privacy_map": Task("repro.papers.acfl.runs:privacy_map"),
+    "theory_checks": Task("repro.papers.acfl.runs:theory_checks"),
+}

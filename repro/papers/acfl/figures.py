@@ -8,14 +8,6 @@ from repro.experiment import FigureSpec, RenderContext, Rendered
 from repro.plotting import draw_tables, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
 
-def render(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
-    renderers = {"fig1": _fig1, "fig2": _fig2, "fig3": _training, "fig4": _training, "table91": _table91,
-                 "table92": _table92}
-    if fig.fig_id not in renderers:
-        raise ValueError(f"unknown acfl figure {fig.fig_id!r}; allowed: {', '.join(renderers)}")
-    return renderers[fig.fig_id](fig, results, ctx)
-
-
 def _only(fig, results) -> tuple[str, dict]:
     (rid,) = fig.run_ids
     return rid, results[rid]
@@ -231,3 +223,7 @@ def _table92(fig, results, ctx) -> Rendered:
     f = draw_tables(blocks, "ACFL supplementary table (not in the paper): checks of the theory", ctx.profile, width=13,
                     col_widths=[0.05, 0.28, 0.1, 0.57])
     return Rendered(tidy_frame(rows), f, markdown=markdown_tables(blocks, fig.title))
+
+
+#: figure id -> renderer (fig, results, ctx) -> Rendered
+RENDERERS = {"fig1": _fig1, "fig2": _fig2, "fig3": _training, "fig4": _training, "table91": _table91, "table92": _table92}

@@ -37,7 +37,8 @@ def fig1_curves(params: dict, eps) -> dict:
     return out
 
 
-def fig1_bound(params: dict, ctx) -> dict:
+def fig1_bound(spec, ctx) -> dict:
+    params = spec.params
     lo, hi = params["fig1_eps_range"]
     grid = np.logspace(np.log10(lo), np.log10(hi), int(params["fig1_points"]))
     return {"grid": fig1_curves(params, grid), "reference": fig1_curves(params, params["fig1_reference_eps"]),
@@ -83,8 +84,9 @@ def _coded_pairs(problem, seed: int, configs: list[dict], params: dict, noiseles
     return HX, HY
 
 
-def train_panel(params: dict, ctx) -> dict:
+def train_panel(spec, ctx) -> dict:
     """One panel of Fig. 3 / Fig. 4: all configurations x all seeds in one kernel call."""
+    params = spec.params
     t0 = time.perf_counter()
     seeds = [int(s) for s in params["seeds"]]
     N, m, d, o, T = (params[k] for k in ("num_devices", "samples_per_device", "dim_in", "dim_out", "iterations"))
@@ -116,8 +118,9 @@ def train_panel(params: dict, ctx) -> dict:
             "alpha_tail_mean": trace.alpha_tail_mean, "floor_loss": floor}
 
 
-def privacy_map(params: dict, ctx) -> dict:
+def privacy_map(spec, ctx) -> dict:
     """table91: eps <-> sigma^2 of ACFL (eq. 17) and of the SCFL fallback map, and Remark 1 overhead."""
+    params = spec.params
     d, o, N, T, phi = (params[k] for k in ("dim_in", "dim_out", "num_devices", "iterations", "bits_per_real"))
     eps_grid = sorted({1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0} | {float(e) for e in params["fig4_epsilons"]})
     sig_grid = sorted({0.01, 0.1, 1.0, 10.0, 1e8} | {float(s) for s in params["fig3_sigma2"]})
@@ -136,7 +139,8 @@ def privacy_map(params: dict, ctx) -> dict:
     }
 
 
-def theory_checks(params: dict, ctx) -> dict:
+def theory_checks(spec, ctx) -> dict:
+    params = spec.params
     from repro.papers.acfl import checks
 
     return {"rows": checks.all_checks(params, ctx)}

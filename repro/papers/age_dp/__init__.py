@@ -10,3 +10,13 @@ Modules: ``markov_database`` (data model), ``theory`` (closed forms), ``schedule
 ``experiments`` / ``figures`` / ``claims`` (the package contract). Reusable parts live in
 ``repro.privacy.age_dependent`` and ``repro.privacy.laplace_mechanism``.
 """
+
+from repro.experiment import PaperInfo
+
+PAPER = PaperInfo(
+    slug='age_dp',
+    title='Age Aware Scheduling for Differentially-Private Federated Learning',
+    short_title='Age-aware scheduling for DP FL',
+    reference='Lin, Lin, Hsu, Huang, ISIT 2024',
+    order=4,
+)

@@ -7,7 +7,7 @@ Figures: ``fig1`` (schematic, no runs), ``fig2``, ``fig3`` (the paper's), and th
 
 from __future__ import annotations
 
-from repro.experiment import ConfigError, FigureSpec, RunSpec, check_choice
+from repro.experiment import Task, ConfigError, FigureSpec, RunSpec, check_choice
 
 SLUG = "age_dp"
 
@@ -49,7 +49,7 @@ def _subset(params: dict, keys) -> dict:
     return {k: params[k] for k in keys}
 
 
-def figures(params: dict, profile: str) -> list[FigureSpec]:
+def figures(params: dict) -> list[FigureSpec]:
     validate(params)
     model = _subset(params, MODEL_KEYS)
     seeds = [int(s) for s in params["mc_seeds"]]
@@ -64,27 +64,24 @@ def figures(params: dict, profile: str) -> list[FigureSpec]:
                    runs=[], kind="diagram", paper_ref="Fig. 1"),
         FigureSpec(SLUG, "fig2", "Loss difference vs data collection time",
                    "Client 1's optimum is the freshest time; Clients 2 and 3 have an interior optimum.",
-                   runs=fig2_runs, paper_ref="Fig. 2", est_paper_minutes=1.0),
+                   runs=fig2_runs, paper_ref="Fig. 2"),
         FigureSpec(SLUG, "fig3", "Loss difference and 1/eps_c vs privacy level",
                    "Bound-optimal scheduling with adaptive noise beats random scheduling and constant noise; "
                    "constant noise needs more noise.",
-                   runs=fig3_runs, paper_ref="Fig. 3", est_paper_minutes=2.5),
+                   runs=fig3_runs, paper_ref="Fig. 3"),
         FigureSpec(SLUG, "fig91", "Supplementary: Theorem-1 surrogate (G2) vs exact loss at the chosen schedules",
                    "Not in the paper: the bound's value is a ranking surrogate, larger than the loss it ranks.",
-                   runs=fig3_runs[:1], paper_ref="supplementary (guide Fig. S1)", est_paper_minutes=0.0),
+                   runs=fig3_runs[:1], paper_ref="supplementary (guide Fig. S1)"),
         FigureSpec(SLUG, "table91", "Supplementary: sensitivity of the Fig. 2/3 claims to the open modelling choices",
                    "Not in the paper: which claims survive each reading of the ambiguous text.",
-                   runs=[table_run], kind="table", paper_ref="supplementary (guide Table S1)", est_paper_minutes=0.02),
+                   runs=[table_run], kind="table", paper_ref="supplementary (guide Table S1)"),
     ]
 
 
-def execute(spec: RunSpec, ctx) -> dict:
-    from repro.papers.age_dp import panels
 
-    if spec.task == "fig2":
-        return panels.run_fig2(spec.params, spec.seed, ctx.log)
-    if spec.task == "fig3":
-        return panels.run_fig3(spec.params, spec.seed, ctx.log)
-    if spec.task == "table91":
-        return panels.run_table91(spec.params, ctx.log)
-    raise ConfigError(f"unknown age_dp task {spec.task!r}; allowed: fig2, fig3, table91")
+#: run task -> the function in runs.py that does it
+TASKS = {
+    "fig2": Task("repro.papers.age_dp.runs:fig2"),
+    "fig3": Task("repro.papers.age_dp.runs:fig3"),
+    "table91": Task("repro.papers.age_dp.runs:table91"),
+}

@@ -57,14 +57,6 @@ def _pool_mc(results: list[tuple[str, dict]], getter) -> tuple[np.ndarray, np.nd
     return np.mean(means, axis=0), np.sqrt(np.sum(np.square(ses), axis=0)) / k
 
 
-def render(fig, results: dict, ctx) -> Rendered:
-    renderers = {"fig1": _render_fig1, "fig2": _render_fig2, "fig3": _render_fig3,
-                 "fig91": _render_fig91, "table91": _render_table91}
-    if fig.fig_id not in renderers:
-        raise ValueError(f"age_dp has no figure {fig.fig_id!r}; allowed: {', '.join(renderers)}")
-    return renderers[fig.fig_id](fig, results, ctx)
-
-
 # ---------------------------------------------------------------------------------------------- fig1
 
 
@@ -330,3 +322,8 @@ def _render_table91(fig, results, ctx) -> Rendered:
                     model_note(ctx.params) + " (defaults; each row changes the named setting)", width=12.0,
                     col_widths=widths, cell_colour=shade_failures)
     return Rendered(tidy_frame(rows), f, markdown=markdown)
+
+
+#: figure id -> renderer (fig, results, ctx) -> Rendered
+RENDERERS = {"fig1": _render_fig1, "fig2": _render_fig2, "fig3": _render_fig3, "fig91": _render_fig91,
+             "table91": _render_table91}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from repro.experiment import ConfigError, FigureSpec, RunContext, RunSpec
+from repro.experiment import Task, ConfigError, FigureSpec, RunContext, RunSpec
 
 SLUG = "dp_ditto"
 BASELINES = ("fedamp", "pfedme", "apple", "fedala")
@@ -32,8 +32,6 @@ PANEL_TITLES = {"dnn_mnist": "DNN / MNIST", "mlr_mnist": "MLR / MNIST", "cnn_fas
 METHOD_UNITS = {"ditto": 1.0, "pfedme": 5.0, "apple": 2.0, "fedamp": 1.0, "fedala": 2.0}
 
 
-# Tasks that train torch models: on a cluster with device=cuda their runs ask for a GPU.
-GPU_TASKS = {"ditto_batch", "baseline_batch"}
 
 
 def eps_key(eps: float) -> str:
@@ -206,7 +204,7 @@ SWEEP_ID = "table92"  # supplementary lambda sweep (claim 7)
 PRIVACY_ID = "table91"  # supplementary privacy diagnostic (guide §3.4)
 
 
-def figures(params: dict, profile: str) -> list[FigureSpec]:
+def figures(params: dict) -> list[FigureSpec]:
     plan = build_plan(params)
     fig2_run = RunSpec(SLUG, "fig2", {"constants": params["fig2_constants"], "T_max": params["fig2_T_max"],
                                       "search_max": params["fig2_search_max"],
@@ -219,7 +217,7 @@ def figures(params: dict, profile: str) -> list[FigureSpec]:
                    kind="diagram", paper_ref="Fig. 1"),
         FigureSpec(SLUG, "fig2", "Convergence bound h(T, lambda) and its lower bound h_Low(T)",
                    "h(T, lambda) has a unique minimiser T* in (0, T') found by a 1-D search; h >= h_Low.",
-                   runs=[fig2_run], paper_ref="Fig. 2", est_paper_minutes=0.0),
+                   runs=[fig2_run], paper_ref="Fig. 2"),
     ]
     for fig, eps, lam in (("fig3", params["fig3_epsilon"], params["fig3_lambda"]),
                           ("fig4", params["fig4_epsilon"], params["fig4_lambda"])):
@@ -228,41 +226,34 @@ def figures(params: dict, profile: str) -> list[FigureSpec]:
             SLUG, fig, f"Test accuracy and fairness vs T: DP-Ditto (lambda*={lam:g}) vs DP baselines, eps={eps:g}",
             "DP-Ditto with a small lambda beats DP-perturbed FedAMP, pFedMe, APPLE and FedALA in accuracy and fairness.",
             runs=runs, paper_ref="Fig. 3" if fig == "fig3" else "Fig. 4",
-            datasets=_panel_datasets(params, params["fig34_panels"]), est_paper_minutes=_est_minutes(plan, fig)))
+            datasets=_panel_datasets(params, params["fig34_panels"])))
     runs = plan.runs_of("fig5")
     out.append(FigureSpec(SLUG, "fig5", "PL training loss vs T for several eps (eps=inf: Ditto)",
                           "The PL loss decreases and approaches Ditto's as eps grows; at small eps it degrades beyond a critical T.",
-                          runs=runs, paper_ref="Fig. 5", datasets=_panel_datasets(params, params["fig5_panels"]),
-                          est_paper_minutes=_est_minutes(plan, "fig5")))
+                          runs=runs, paper_ref="Fig. 5", datasets=_panel_datasets(params, params["fig5_panels"])))
     runs = plan.runs_of("fig6")
     out.append(FigureSpec(SLUG, "fig6", f"Accuracy and fairness vs round t for several lambda (T={params['fig6_T']}, eps={params['fig6_epsilon']:g})",
                           "Smaller lambda gives better fairness; accuracy rises then falls with t for large lambda.",
-                          runs=runs, paper_ref="Fig. 6", datasets=_panel_datasets(params, params["fig6_panels"]),
-                          est_paper_minutes=_est_minutes(plan, "fig6")))
+                          runs=runs, paper_ref="Fig. 6", datasets=_panel_datasets(params, params["fig6_panels"])))
     runs = plan.runs_of("fig7")
     out.append(FigureSpec(SLUG, "fig7", f"Fairness vs lambda and PL loss vs T (eps={params['fig7_epsilon']:g}, C={params['fig7_clip']:g})",
                           "lambda* decreases as T grows; the joint optimum (T*, lambda*) = (80, 0.1) for DNN/MNIST.",
-                          runs=runs, paper_ref="Fig. 7", datasets=_panel_datasets(params, [params["fig7_panel"]]),
-                          est_paper_minutes=_est_minutes(plan, "fig7")))
+                          runs=runs, paper_ref="Fig. 7", datasets=_panel_datasets(params, [params["fig7_panel"]])))
     runs = plan.runs_of(SWEEP_ID)
     out.append(FigureSpec(SLUG, SWEEP_ID, "Supplementary: fairness-optimal lambda at eps = 10 and 100 (lambda sweep)",
                           "The optimal lambda is smaller at smaller eps (0.005 at eps=10 vs 0.01 at eps=100).",
                           runs=runs, kind="table", paper_ref="Figs. 3/4 (lambda*)",
-                          datasets=_panel_datasets(params, [params["sweep_panel"]]),
-                          est_paper_minutes=_est_minutes(plan, SWEEP_ID)))
+                          datasets=_panel_datasets(params, [params["sweep_panel"]])))
     out.append(FigureSpec(SLUG, PRIVACY_ID, "Supplementary: noise of eq. (8) and the epsilon an RDP accountant certifies for it",
                           "Eq. (8) calibrates sigma_u with q = 1/N; every client takes part in every round (diagnostic).",
-                          kind="table", paper_ref="eq. (8)", est_paper_minutes=0.0))
+                          kind="table", paper_ref="eq. (8)"))
     return out
 
 
-def execute(spec: RunSpec, ctx: RunContext) -> dict:
-    if spec.task == "fig2":
-        from repro.papers.dp_ditto.analytic import fig2_curves
 
-        return fig2_curves(spec.params)
-    if spec.task in ("ditto_batch", "baseline_batch"):
-        from repro.papers.dp_ditto.runner import run_batch
-
-        return run_batch(spec, ctx)
-    raise ConfigError(f"unknown task {spec.task!r} of {SLUG}; allowed: fig2, ditto_batch, baseline_batch")
+#: run task -> the function in runs.py that does it
+TASKS = {
+    "fig2": Task("repro.papers.dp_ditto.runs:fig2"),
+    "ditto_batch": Task("repro.papers.dp_ditto.runs:batch", gpu=True),
+    "baseline_batch": Task("repro.papers.dp_ditto.runs:batch", gpu=True),
+}

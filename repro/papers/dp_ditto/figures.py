@@ -64,7 +64,7 @@ def _plot_series(ax, df: pd.DataFrame, series_order=None, styles=None, logx=Fals
 # ---------------------------------------------------------------------------------------------
 
 
-def _table1(fig: FigureSpec, ctx: RenderContext) -> Rendered:
+def _table1(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     rows = [
         ("D, D_n", "local datasets of all clients / of client n", "repro.data partition; ClientData"),
         ("F(.), F_n(.)", "global loss / local loss of client n", "cross-entropy of the model"),
@@ -92,7 +92,7 @@ def _table1(fig: FigureSpec, ctx: RenderContext) -> Rendered:
     return Rendered(data=data, figure=f, markdown=markdown_tables([(None, header, rows)], "Table 1: notation and definitions"))
 
 
-def _fig1(fig: FigureSpec, ctx: RenderContext) -> Rendered:
+def _fig1(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     f, axes = subplots(1, 1, width=9, height=4.2)
     ax = axes[0, 0]
     ax.axis("off")
@@ -405,7 +405,7 @@ def _table_sweep(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered
     return Rendered(data=df, figure=f, markdown=md)
 
 
-def _table_privacy(fig: FigureSpec, ctx: RenderContext) -> Rendered:
+def _table_privacy(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     cfg = ctx.params["privacy_table"]
     N, delta, C, n, T = ctx.params["num_clients"], ctx.params["delta"], cfg["clip"], cfg["num_samples"], cfg["rounds"]
     note = (f"Eq. (8) with C={C:g}, |D_n|={n}, N={N}, delta={delta}, T={T}; eps_RDP: dp-accounting RDP accountant, "
@@ -424,23 +424,6 @@ def _table_privacy(fig: FigureSpec, ctx: RenderContext) -> Rendered:
     return Rendered(data=tidy_frame(rows), figure=f, markdown=markdown_tables([(None, header, body)], title, note))
 
 
-def render(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
-    if fig.fig_id == "table1":
-        return _table1(fig, ctx)
-    if fig.fig_id == "fig1":
-        return _fig1(fig, ctx)
-    if fig.fig_id == "fig2":
-        return _fig2(fig, results, ctx)
-    if fig.fig_id in ("fig3", "fig4"):
-        return _fig34(fig, results, ctx)
-    if fig.fig_id == "fig5":
-        return _fig5(fig, results, ctx)
-    if fig.fig_id == "fig6":
-        return _fig6(fig, results, ctx)
-    if fig.fig_id == "fig7":
-        return _fig7(fig, results, ctx)
-    if fig.fig_id == SWEEP_ID:
-        return _table_sweep(fig, results, ctx)
-    if fig.fig_id == PRIVACY_ID:
-        return _table_privacy(fig, ctx)
-    raise ValueError(f"dp_ditto has no figure {fig.fig_id!r}")
+#: figure id -> renderer (fig, results, ctx) -> Rendered
+RENDERERS = {"table1": _table1, "fig1": _fig1, "fig2": _fig2, "fig3": _fig34, "fig4": _fig34, "fig5": _fig5,
+             "fig6": _fig6, "fig7": _fig7, SWEEP_ID: _table_sweep, PRIVACY_ID: _table_privacy}

@@ -8,7 +8,7 @@ same runs: one noise configuration gives both privacy levels (guide §3.2).
 
 from __future__ import annotations
 
-from repro.experiment import FigureSpec, RunSpec
+from repro.experiment import Task, FigureSpec, RunSpec
 
 SLUG = "ota_jammer"
 ALGO_LABEL = {"upcycled": "Upcycled-FL (Alg. 1)", "fedprox": "FedProx + proposed PC", "fedavg": "FedAvg + proposed PC"}
@@ -20,8 +20,6 @@ _TRAIN_KEYS = ("num_classes", "hidden", "snr_db", "sigma_c", "tau", "local_epoch
                "mu", "lambda_schedule", "rounds", "eps0", "delta0", "eval_odd", "partition_seed", "size_scale")
 
 
-# Tasks that train torch models: on a cluster with device=cuda their runs ask for a GPU.
-GPU_TASKS = {"train"}
 
 
 def _mlp(params, seed, algorithm, mode, cj_epsilon=None, baseline=None) -> RunSpec:
@@ -64,7 +62,7 @@ def run_groups(params) -> dict[str, list[RunSpec]]:
     return g
 
 
-def figures(params: dict, profile: str) -> list[FigureSpec]:
+def figures(params: dict) -> list[FigureSpec]:
     g = run_groups(params)
     n_seeds = len(params["seeds"])
     # paper-profile CPU-minutes per MLP run: ~8-10 core-min (guide §4.3); IID ~3 min.
@@ -81,32 +79,20 @@ def figures(params: dict, profile: str) -> list[FigureSpec]:
     ):
         figs.append(FigureSpec(SLUG, fid, f"{metric.capitalize()} without cooperative jammer (eps={eps:g}, delta={delta:g})",
                                "Upcycled-FL > FedProx > FedAvg (proposed PC) > [13]", runs=runs, paper_ref=ref,
-                               datasets=("mnist",), est_paper_minutes=len(runs) * mlp_min))
+                               datasets=("mnist",)))
     for fid, algo, ref in (("fig6", "upcycled", "Fig. 6"), ("fig7", "fedprox", "Fig. 7"), ("fig8", "fedavg", "Fig. 8")):
         runs = [r for r in g["C"] + g["A"] if r.params["algorithm"] == algo]
         figs.append(FigureSpec(SLUG, fid, f"Test accuracy with cooperative jammer: {ALGO_LABEL[algo]}",
                                "accuracy falls as epsilon falls; epsilon = 0.1 badly impedes convergence",
-                               runs=runs, paper_ref=ref, datasets=("mnist",), est_paper_minutes=len(runs) * mlp_min))
+                               runs=runs, paper_ref=ref, datasets=("mnist",)))
     for fid, metric, ref in (("fig9", "test accuracy", "Fig. 9"), ("fig10", "training loss", "Fig. 10")):
         figs.append(FigureSpec(SLUG, fid, f"{metric.capitalize()}, synthetic i.i.d., no CJ (eps={params['iid_eps']:g}, "
                                f"delta={params['iid_delta']:g})", "proposed-PC FedAvg significantly outperforms [13]",
-                               runs=g["D"], paper_ref=ref, est_paper_minutes=len(g["D"]) * iid_min))
+                               runs=g["D"], paper_ref=ref))
     assert all(len(f.runs) % n_seeds == 0 for f in figs)
     return figs
 
 
-def execute(spec: RunSpec, ctx) -> dict:
-    import torch
 
-    from repro.papers.ota_jammer import data as otadata
-    from repro.papers.ota_jammer.training import run_training
-
-    if spec.task != "train":
-        raise ValueError(f"unknown task {spec.task!r} for {SLUG}; allowed: train")
-    torch.set_num_threads(max(1, ctx.threads))
-    cfg = spec.params
-    if cfg["data"] == "femnist":
-        split = otadata.femnist_split(seed=cfg["partition_seed"], size_scale=cfg["size_scale"])
-    else:
-        split = otadata.synthetic_iid_split(num_clients=cfg["num_clients"], seed=cfg["data_seed"])
-    return run_training(cfg, split, ctx.streams(spec), log=ctx.log)
+#: run task -> the function in runs.py that does it
+TASKS = {"train": Task("repro.papers.ota_jammer.runs:train", gpu=True)}

@@ -79,9 +79,7 @@ def theory_rows(fig_id: str, params: dict, dataset_size: int) -> list[dict]:
     return rows
 
 
-def render(fig, results, ctx):
-    if fig.kind == "diagram":
-        return _render_diagram(fig, ctx)
+def _render_curves(fig, results, ctx):
     rows, reasons, note = tidy_rows(fig, results)
     if fig.fig_id == "fig6":
         sizes = [r["value"] for r in rows if r["metric"] == "dataset_size"]
@@ -131,7 +129,7 @@ def _series_order(name: str):
     return (0 if name in fixed else 2, fixed.index(name) if name in fixed else 0)
 
 
-def _render_diagram(fig, ctx):
+def _render_diagram(fig, results, ctx):
     f, axes = subplots(1, 1, width=6.4, height=4.0)
     ax = axes[0, 0]
     ax.set_xlim(0, 10), ax.set_ylim(-0.3, 6.5), ax.axis("off")
@@ -162,3 +160,7 @@ def _box(xy, w, h, color):
     from matplotlib.patches import FancyBboxPatch
 
     return FancyBboxPatch(xy, w, h, boxstyle="round,pad=0.05", facecolor=color, edgecolor="k", lw=0.8)
+
+
+#: figure id -> renderer (fig, results, ctx) -> Rendered
+RENDERERS = {"fig1": _render_diagram, **{f"fig{i}": _render_curves for i in range(2, 11)}}

@@ -262,19 +262,15 @@ def _fig1(fig, results, ctx):
     return Rendered(tidy_frame([]), f)
 
 
-def render(fig, results, ctx) -> Rendered:
-    if fig.fig_id == "fig1":
-        return _fig1(fig, results, ctx)
-    if fig.fig_id == "table1":
-        return _table1(fig, results, ctx)
-    if fig.fig_id == "table2":
-        return _table2(fig, results, ctx)
-    if fig.fig_id == "table3":
-        return _table3(fig, results, ctx)
-    if fig.fig_id in ("fig2", "fig3", "fig6"):
-        return _vs_t0(fig, results, ctx, [("accuracy", "PL test accuracy")])
-    if fig.fig_id in ("fig4", "fig7"):
-        return _vs_t0(fig, results, ctx, [("jain", "Jain fairness (train loss)"), ("max_test_loss", "max test loss")])
-    if fig.fig_id == "fig5":
-        return _fig5(fig, results, ctx)
-    raise ValueError(f"unknown figure {fig.fig_id!r}")
+def _accuracy_vs_t0(fig, results, ctx) -> Rendered:
+    return _vs_t0(fig, results, ctx, [("accuracy", "PL test accuracy")])
+
+
+def _fairness_vs_t0(fig, results, ctx) -> Rendered:
+    return _vs_t0(fig, results, ctx, [("jain", "Jain fairness (train loss)"), ("max_test_loss", "max test loss")])
+
+
+#: figure id -> renderer (fig, results, ctx) -> Rendered
+RENDERERS = {"fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "fig2": _accuracy_vs_t0,
+             "fig3": _accuracy_vs_t0, "fig6": _accuracy_vs_t0, "fig4": _fairness_vs_t0, "fig7": _fairness_vs_t0,
+             "fig5": _fig5}

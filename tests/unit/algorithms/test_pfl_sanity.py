@@ -31,7 +31,7 @@ def _spec(algo: str) -> RunSpec:
 @pytest.mark.parametrize("algo", ALGOS)
 def test_non_private_sanity(algo):
     from repro.data import DatasetUnavailableError
-    from repro.papers.dp_ditto.runner import run_training
+    from repro.papers.dp_ditto.runs import run_training
 
     spec = _spec(algo)
     try:

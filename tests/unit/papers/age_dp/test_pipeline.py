@@ -61,7 +61,7 @@ def test_claims_can_fail_on_a_tampered_table(tmp_path, monkeypatch, project_root
 
     from repro.papers.age_dp import claims as age_claims
     from repro.papers.age_dp import figures as age_figures
-    from repro.papers.age_dp import panels
+    from repro.papers.age_dp import runs as panels
 
     params = ex.load_params("age_dp", "smoke")
     spec = next(f for f in ex.figure_specs("age_dp", "smoke") if f.fig_id == "fig3")

@@ -7,7 +7,7 @@ from repro import experiment as ex
 from repro.papers.age_dp import scheduler as sch
 from repro.papers.age_dp import theory as th
 from repro.papers.age_dp.markov_database import MarkovEnergyDatabase
-from repro.papers.age_dp.panels import Model, fig2_panel_shape
+from repro.papers.age_dp.runs import Model, fig2_panel_shape
 
 GRID = [0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 

@@ -1,0 +1,20 @@
+"""Run tasks of ota_jammer (``experiments.TASKS``): one OTA-FL training on the FEMNIST surrogate or Synthetic IID."""
+
+from __future__ import annotations
+
+from repro.experiment import RunContext, RunSpec
+
+
+def train(spec: RunSpec, ctx: RunContext) -> dict:
+    import torch
+
+    from repro.papers.ota_jammer import data as otadata
+    from repro.papers.ota_jammer.training import run_training
+
+    torch.set_num_threads(max(1, ctx.threads))
+    cfg = spec.params
+    if cfg["data"] == "femnist":
+        split = otadata.femnist_split(seed=cfg["partition_seed"], size_scale=cfg["size_scale"])
+    else:
+        split = otadata.synthetic_iid_split(num_clients=cfg["num_clients"], seed=cfg["data_seed"])
+    return run_training(cfg, split, ctx.streams(spec), log=ctx.log)

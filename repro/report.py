@@ -1,0 +1,164 @@
+"""Reproduction reports: per paper, the verdict on every claim with the numbers behind it.
+
+``figures/<profile>/claims.md`` (``repro claims --write``) has a summary table (verdict counts per
+paper), then one section per paper: the certified privacy of what was run (from the paper's
+``privacy`` table, when it has one), then each claim with the paper's words, what the check computes,
+the measured effect and its 95 % interval, paper value / regenerated value / ratio, the verdict and
+the reason. Figure captions (README gallery, ``snakemake --report``) are built here from the measured
+verdicts, never from the paper's claim.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from repro import experiment as ex
+from repro import paths, registry
+from repro.claims import KIND_MEANING, VERDICTS, verdict_counts
+from repro.results import read_json, read_tidy_csv
+
+VERDICT_TEXT = {"reproduced": "reproduced", "not_reproduced": "NOT reproduced", "inconclusive": "inconclusive",
+                "not_evaluated": "not evaluated"}
+
+
+def load_paper_claims(profile: str, slug: str) -> list[dict] | None:
+    p = paths.results_dir(profile, slug) / "claims.json"
+    return read_json(p) if p.exists() else None
+
+
+def fmt(v, digits: int = 4) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, (int, float)):
+        f = float(v)
+        if math.isnan(f):
+            return "nan"
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return f"{f:.{digits}g}"
+    if isinstance(v, str):
+        return v
+    return json.dumps(v, separators=(",", ":"), default=str)
+
+
+def _cell(v) -> str:
+    return fmt(v).replace("|", "\\|").replace("\n", " ")
+
+
+def effect_text(c: dict) -> str:
+    """'0.031 [0.012, 0.050] (n=3)' or the exact value."""
+    if c.get("effect") is None and c.get("regenerated") is None:
+        return ""
+    iv = c.get("interval")
+    main = fmt(c["effect"] if c.get("effect") is not None else c.get("regenerated"))
+    if iv and iv[0] != iv[1]:
+        return f"{main} [{fmt(iv[0])}, {fmt(iv[1])}] (n={c.get('n')})"
+    return main
+
+
+def claim_line(c: dict) -> str:
+    """One-line summary of a claim's verdict for captions."""
+    txt = f"{c['id']} {VERDICT_TEXT[c['verdict']]}"
+    eff = effect_text(c)
+    if c["verdict"] == "not_evaluated":
+        return f"{txt} ({c.get('reason', '')})"
+    if c["kind"] == "number" and c.get("paper_value") is not None:
+        return f"{txt} (paper {fmt(c['paper_value'])}, regenerated {eff})"
+    return f"{txt} ({eff})" if eff else txt
+
+
+def figure_caption(profile: str, slug: str, fig: ex.FigureSpec, claims: list[dict] | None, params: dict | None = None) -> str:
+    """Caption of a figure from what was measured: its title, what the profile reduces, and the verdict of
+    every claim judged on it."""
+    parts = [fig.title.rstrip(".") + "."]
+    note = (params or {}).get("profile_note")
+    if note:
+        parts.append(f"Profile `{profile}`: {note.rstrip('.')}.")
+    mine = [c for c in (claims or []) if fig.fig_id in c.get("figures", [])]
+    if claims is None:
+        parts.append("Claims not evaluated yet.")
+    elif mine:
+        counts = verdict_counts(mine)
+        summary = ", ".join(f"{n} {VERDICT_TEXT[v]}" for v, n in counts.items() if n)
+        parts.append(f"Measured: {summary} - " + "; ".join(claim_line(c) for c in mine) + ".")
+    return " ".join(parts)
+
+
+def privacy_rows(profile: str, slug: str) -> list[dict]:
+    """Nominal vs certified epsilon per private configuration, from the paper's ``privacy`` table CSV."""
+    p = paths.figures_dir(profile, slug) / "privacy.csv"
+    if not p.exists():
+        return []
+    df = read_tidy_csv(p)
+    out = []
+    for (panel, series), g in df.groupby(["panel", "series"], sort=False):
+        vals = g.groupby("metric")["value"].first().to_dict()
+        out.append({"figure": panel, "configuration": series, **vals})
+    return out
+
+
+def paper_section(profile: str, slug: str) -> str:
+    info = registry.paper(slug)
+    claims = load_paper_claims(profile, slug)
+    lines = [f"## `{slug}`: {info.title}", ""]
+    if claims is None:
+        return "\n".join(lines + [f"_Claims not evaluated: run `snakemake --cores 2 all --config profile={profile}`._", ""])
+    counts = verdict_counts(claims)
+    lines.append("**Summary:** " + ", ".join(f"{counts[v]} {VERDICT_TEXT[v]}" for v in VERDICTS) + f" (of {len(claims)} claims).")
+    lines.append("")
+    priv = privacy_rows(profile, slug)
+    if priv:
+        lines += ["**Privacy as run** (paper's nominal epsilon vs the epsilon a standard accountant certifies for the "
+                  "mechanism actually executed; see the paper's `privacy` table for the assumptions):", "",
+                  "| figure | configuration | nominal eps | certified eps | certified / nominal | delta |",
+                  "|---|---|---|---|---|---|"]
+        for r in priv:
+            lines.append(f"| {_cell(r['figure'])} | {_cell(r['configuration'])} | {fmt(r.get('nominal_epsilon'))} | "
+                         f"{fmt(r.get('certified_epsilon'))} | {fmt(r.get('ratio'), 3)} | {fmt(r.get('delta'))} |")
+        lines.append("")
+    for c in claims:
+        lines += [f"### {c['id']} ({', '.join(c['figures'])}): {VERDICT_TEXT[c['verdict']]}", "",
+                  f"- **Paper says:** {c['paper_says']}",
+                  f"- **Check:** {c['tests']} _({c['kind']}: {KIND_MEANING[c['kind']]})_"]
+        if c["verdict"] != "not_evaluated":
+            if c["kind"] == "number":
+                lines.append(f"- **Paper value:** {fmt(c['paper_value'])}; **regenerated:** {effect_text(c)}; "
+                             f"**ratio:** {fmt(c.get('ratio'), 3)}; **tolerance:** {c.get('tolerance', '')}")
+            else:
+                lines.append(f"- **Measured:** {effect_text(c)}; **criterion:** {c.get('tolerance', '')}")
+        if c.get("reason"):
+            lines.append(f"- **Reason:** {c['reason']}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def report_markdown(profile: str, slugs=None) -> str:
+    slugs = list(slugs or registry.slugs())
+    lines = [f"# Reproduction report, profile `{profile}`", "",
+             "Each claim of each paper is judged on the regenerated numbers: `reproduced` (the paper's direction "
+             "holds and the 95 % interval over seeds excludes the opposite, or the paper's number lies within "
+             "tolerance), `NOT reproduced` (the interval excludes the paper's direction or number), `inconclusive` "
+             "(the interval straddles), `not evaluated` (with the reason). Analytic values are checked exactly.", "",
+             "| paper | reproduced | NOT reproduced | inconclusive | not evaluated |", "|---|---|---|---|---|"]
+    for slug in slugs:
+        claims = load_paper_claims(profile, slug)
+        if claims is None:
+            lines.append(f"| [`{slug}`](#{slug}) | - | - | - | - |")
+            continue
+        c = verdict_counts(claims)
+        lines.append(f"| `{slug}` | {c['reproduced']} | {c['not_reproduced']} | {c['inconclusive']} | {c['not_evaluated']} |")
+    lines.append("")
+    for slug in slugs:
+        lines.append(paper_section(profile, slug))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_report(profile: str):
+    from repro.results import write_text
+
+    out = paths.figures_dir(profile) / "claims.md"
+    write_text(out, report_markdown(profile))
+    return out

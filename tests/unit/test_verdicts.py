@@ -1,0 +1,137 @@
+"""The verdict constructors, the statistics behind them, and the reference comparison."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from repro import claims as cl
+from repro.reference import compare
+from repro.stats import exact_value, mean_interval
+
+
+def test_mean_interval_is_student_t():
+    r = mean_interval([1.0, 2.0, 3.0])
+    assert r.mean == 2.0 and r.n == 3
+    assert r.high - r.mean == pytest.approx(4.302652729911275 * 1.0 / math.sqrt(3))
+    assert mean_interval([5.0]).low == -math.inf  # one replicate establishes nothing
+    assert not math.isfinite(mean_interval([1.0, float("nan")]).high)
+
+
+@pytest.mark.parametrize("reps, expect, verdict", [
+    ([0.10, 0.12, 0.11], "positive", "reproduced"),
+    ([-0.10, -0.12, -0.11], "positive", "not_reproduced"),
+    ([0.10, -0.12, 0.01], "positive", "inconclusive"),
+    ([-0.10, -0.12, -0.11], "negative", "reproduced"),
+    ([0.10], "positive", "inconclusive"),
+    ([0.0, 0.0, 0.0], "positive", "not_reproduced"),  # a tie excludes a strict improvement
+])
+def test_direction(reps, expect, verdict):
+    assert cl.direction(reps, expect=expect).verdict == verdict
+
+
+def test_direction_threshold_and_deterministic():
+    assert cl.direction([0.5, 0.52, 0.51], threshold=0.4).verdict == "reproduced"
+    assert cl.direction([0.5, 0.52, 0.51], threshold=0.6).verdict == "not_reproduced"
+    assert cl.direction([0.3], deterministic=True).verdict == "reproduced"
+    assert cl.direction([-0.3], deterministic=True).verdict == "not_reproduced"
+    with pytest.raises(ValueError, match="deterministic"):
+        cl.direction([0.1, 0.2], deterministic=True)
+
+
+@pytest.mark.parametrize("reps, verdict", [
+    ([0.98, 1.0, 1.02], "reproduced"),       # inside 1 +- 0.1
+    ([2.0, 2.1, 1.9], "not_reproduced"),      # misses the band
+    ([0.5, 1.0, 1.5], "inconclusive"),        # straddles
+])
+def test_number(reps, verdict):
+    e = cl.number(reps, 1.0, rtol=0.1)
+    assert e.verdict == verdict
+
+
+def test_number_same_sign_is_not_enough():
+    # the paper's 59.06 % against a regenerated 0.6 %: same sign, never reproduced
+    assert cl.number([0.6, 0.61, 0.59], 59.06, rtol=0.25).verdict == "not_reproduced"
+
+
+def test_number_log10_band_and_ratio():
+    spec = cl.ClaimSpec("C", "toy", ("fig1",), "number", "x = 100", "x", lambda t, p: cl.number([120.0], 100.0, log10=0.5,
+                                                                                                     deterministic=True),
+                        cl.unchanged, cl.unchanged)
+    c = spec.evaluate({}, {})
+    assert c.verdict == "reproduced" and c.ratio == pytest.approx(1.2)
+
+
+def test_exact():
+    assert cl.exact(1.0 + 1e-13, 1.0, rtol=1e-12).verdict == "reproduced"
+    assert cl.exact(1.001, 1.0, rtol=1e-12).verdict == "not_reproduced"
+    assert cl.exact(float("nan"), 1.0, rtol=1e-12).verdict == "not_reproduced"
+
+
+def test_combine():
+    ok, bad, unk = cl.direction([1.0], deterministic=True), cl.direction([-1.0], deterministic=True), cl.direction([1.0])
+    ne = cl.not_evaluated("CIFAR-10 offline")
+    assert cl.combine({"a": ok, "b": ok}).verdict == "reproduced"
+    assert cl.combine({"a": ok, "b": bad}).verdict == "not_reproduced"
+    assert cl.combine({"a": ok, "b": unk}).verdict == "inconclusive"
+    c = cl.combine({"a": ok, "cifar": ne})
+    assert c.verdict == "reproduced" and "cifar" in c.reason
+    assert cl.combine({"cifar": ne}).verdict == "not_evaluated"
+
+
+def _toy_table(a_minus_b):
+    rows = []
+    for seed, d in enumerate(a_minus_b):
+        rows += [dict(figure="fig1", panel="", series="A", x=1.0, metric="acc", value=0.8 + d, seed=seed, run_id=""),
+                 dict(figure="fig1", panel="", series="B", x=1.0, metric="acc", value=0.8, seed=seed, run_id="")]
+    return {"fig1": pd.DataFrame(rows)}
+
+
+TOY = cl.ClaimSet("toy")
+
+
+@TOY.claim("C1", figures="fig1", paper_says="A beats B", tests="acc(A) - acc(B) per seed",
+           refute=lambda t, p: (cl.relabel(t, "fig1", "series", {"A": "B", "B": "A"}), p),
+           support=lambda t, p: (cl.edit(t, "fig1", lambda v: v + 0.5, series="A"), p))
+def a_beats_b(tables, params):
+    t = cl.need(tables, "fig1")
+    return cl.direction(cl.per_seed(t, series="A") - cl.per_seed(t, series="B"), expect="positive")
+
+
+def test_claimset_counterfactuals_move_the_verdict():
+    spec = TOY["C1"]
+    tables = _toy_table([0.01, -0.01, 0.0])
+    assert spec.evaluate(tables, {}).verdict == "inconclusive"
+    assert spec.evaluate(*spec.refute(tables, {})).verdict == "inconclusive"  # a swap of a tie stays a tie ...
+    tables = _toy_table([0.02, 0.03, 0.025])
+    assert spec.evaluate(tables, {}).verdict == "reproduced"
+    assert spec.evaluate(*spec.refute(tables, {})).verdict == "not_reproduced"  # ... a real effect reverses
+    assert spec.evaluate(*spec.support(_toy_table([-0.1, -0.1, -0.2]), {})).verdict == "reproduced"
+
+
+def test_missing_data_is_not_evaluated_and_duplicates_refused():
+    assert TOY["C1"].evaluate({}, {}).verdict == "not_evaluated"
+    with pytest.raises(ValueError, match="twice"):
+        TOY.claim("C1", figures="fig1", paper_says="", tests="", refute=cl.unchanged, support=cl.unchanged)(a_beats_b)
+    with pytest.raises(KeyError, match="no claim"):
+        TOY["C9"]
+
+
+def _tidy(values_by_seed, x=0.9000000000000001):
+    return pd.DataFrame([dict(figure="f", panel="a", series="s", x=x, metric="m", value=v, seed=k, run_id="")
+                         for k, v in enumerate(values_by_seed)])
+
+
+def test_reference_matches_numeric_x_and_uses_seed_spread():
+    ref = _tidy([0.80, 0.82, 0.84], x=0.9)
+    assert compare(_tidy([0.80, 0.82, 0.84]), ref, 1e-6, 1e-9) == []          # x written as 0.9000000000000001
+    assert compare(_tidy([0.81, 0.83, 0.85]), ref, 1e-6, 1e-9) == []          # within 4 standard errors
+    assert compare(_tidy([0.90, 0.92, 0.94]), ref, 1e-6, 1e-9) != []          # a real move
+    assert compare(_tidy([0.5]), _tidy([0.5 + 1e-4]), 1e-6, 1e-9) != []       # one value: tight tolerance
+    assert any("missing" in p for p in compare(_tidy([0.8], x=2.0), _tidy([0.8], x=1.0), 1e-6, 1e-9))
+
+
+def test_reference_nan_cells():
+    assert compare(_tidy([float("nan")]), _tidy([float("nan")]), 1e-6, 1e-9) == []
+    assert compare(_tidy([1.0]), _tidy([float("nan")]), 1e-6, 1e-9) != []
