@@ -1,7 +1,7 @@
 """Stored expected numbers and verdicts, so a change that moves results is noticed.
 
 ``tests/reference/<profile>/<slug>/<fig>.csv`` holds each figure's tidy CSV as last accepted, and
-``tests/reference/<profile>/verdicts.json`` every claim's verdict. A regenerated figure matches its
+``tests/reference/<profile>/<slug>/verdicts.json`` every claim's verdict. A regenerated figure matches its
 reference when the same (figure, panel, series, x, metric) cells exist (x compared as a number, to 1e-9
 relative) and every cell's seed-mean lies within its tolerance:
 
@@ -15,6 +15,7 @@ Refresh deliberately, after checking that a change of numbers is intended:
 
     python -m repro.reference diff --profile quick        # prints what changed; exit 1 if anything did
     python -m repro.reference refresh --profile quick     # prints what changed, then stores the new numbers
+    python -m repro.reference refresh --papers dp_ditto   # only these papers
 """
 
 from __future__ import annotations
@@ -112,9 +113,9 @@ def compare(current: pd.DataFrame, reference: pd.DataFrame, rtol: float, atol: f
     return problems
 
 
-def diff_figures(profile: str) -> dict[str, list[str]]:
+def diff_figures(profile: str, slugs=None) -> dict[str, list[str]]:
     out = {}
-    for slug in registry.slugs():
+    for slug in slugs or registry.slugs():
         for fig in ex.figure_specs(slug, profile):
             cur_p = paths.figures_dir(profile, slug) / f"{fig.fig_id}.csv"
             ref_p = reference_dir(profile) / slug / f"{fig.fig_id}.csv"
@@ -131,19 +132,23 @@ def diff_figures(profile: str) -> dict[str, list[str]]:
     return out
 
 
-def current_verdicts(profile: str) -> dict[str, str]:
+def current_verdicts(profile: str, slugs=None) -> dict[str, str]:
     from repro.pipeline import load_claims
 
-    return {f"{c['paper']}/{c['id']}": c["verdict"] for c in load_claims(profile)}
+    return {f"{c['paper']}/{c['id']}": c["verdict"] for c in load_claims(profile, slugs)}
 
 
-def stored_verdicts(profile: str) -> dict[str, str]:
-    p = reference_dir(profile) / "verdicts.json"
-    return {k: v["verdict"] for k, v in read_json(p).items()} if p.exists() else {}
+def stored_verdicts(profile: str, slugs=None) -> dict[str, str]:
+    out = {}
+    for slug in slugs or registry.slugs():
+        p = reference_dir(profile) / slug / "verdicts.json"
+        if p.exists():
+            out.update({f"{slug}/{k}": v["verdict"] for k, v in read_json(p).items()})
+    return out
 
 
-def diff_verdicts(profile: str) -> list[str]:
-    cur, ref = current_verdicts(profile), stored_verdicts(profile)
+def diff_verdicts(profile: str, slugs=None) -> list[str]:
+    cur, ref = current_verdicts(profile, slugs), stored_verdicts(profile, slugs)
     out = []
     for k in sorted(set(cur) | set(ref)):
         if k not in cur:
@@ -155,38 +160,41 @@ def diff_verdicts(profile: str) -> list[str]:
     return out
 
 
-def refresh(profile: str) -> None:
+def refresh(profile: str, slugs=None) -> None:
     from repro.pipeline import load_claims
 
-    for slug in registry.slugs():
+    for slug in slugs or registry.slugs():
         for fig in ex.figure_specs(slug, profile):
             src = paths.figures_dir(profile, slug) / f"{fig.fig_id}.csv"
             if src.exists():
                 dst = reference_dir(profile) / slug / f"{fig.fig_id}.csv"
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src, dst)
-    verdicts = {f"{c['paper']}/{c['id']}": {"verdict": c["verdict"], "effect": c.get("effect"), "interval": c.get("interval"),
-                                             "reason": c.get("reason", "")} for c in load_claims(profile)}
-    write_json(reference_dir(profile) / "verdicts.json", verdicts)
+        claims = load_claims(profile, [slug])
+        if claims:
+            write_json(reference_dir(profile) / slug / "verdicts.json",
+                       {c["id"]: {"verdict": c["verdict"], "effect": c.get("effect"), "interval": c.get("interval"),
+                                  "reason": c.get("reason", "")} for c in claims})
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m repro.reference", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("action", choices=["diff", "refresh"])
     p.add_argument("--profile", default="quick", choices=ex.PROFILES)
+    p.add_argument("--papers", nargs="+", choices=list(registry.slugs()), help="only these papers (default: all)")
     args = p.parse_args(argv)
-    changes = diff_figures(args.profile)
+    changes = diff_figures(args.profile, args.papers)
     for name, probs in changes.items():
         print(f"{name}:")
         for line in probs:
             print(f"  {line}")
-    vchanges = diff_verdicts(args.profile)
+    vchanges = diff_verdicts(args.profile, args.papers)
     for line in vchanges:
         print(f"verdict {line}")
     if not changes and not vchanges:
         print(f"every figure and verdict of profile {args.profile} matches the stored reference")
     if args.action == "refresh":
-        refresh(args.profile)
+        refresh(args.profile, args.papers)
         print(f"stored the current numbers and verdicts as the reference in {reference_dir(args.profile)}")
         return 0
     return 1 if (changes or vchanges) else 0

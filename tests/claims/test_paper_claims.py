@@ -2,7 +2,7 @@
 
 Run the workflow first (``snakemake --cores 2 all``); the profile checked is ``$REPRO_TEST_PROFILE``
 (default ``quick``). A verdict is a finding, whichever it is (``not_reproduced`` included): the test fails
-when a verdict differs from the one stored in ``tests/reference/<profile>/verdicts.json``, or when the
+when a verdict differs from the one stored in ``tests/reference/<profile>/<slug>/verdicts.json``, or when the
 stored file and the claims disagree on which claims exist. Refresh deliberately with
 ``python -m repro.reference refresh --profile quick`` after checking that the change is intended.
 """
