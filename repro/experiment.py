@@ -36,34 +36,21 @@ from typing import Any, Callable
 
 import yaml
 
+from repro import registry
+from repro.errors import ConfigError, check_choice
+from repro.registry import PaperInfo
+
+__all__ = ["ConfigError", "check_choice", "PaperInfo", "Task", "RunSpec", "FigureSpec", "RunContext", "RenderContext",
+           "Rendered", "PROFILES", "FIGURE_KINDS", "load_params", "figure_specs", "figure_spec", "run_specs", "tasks",
+           "run_resources", "unavailable_result", "is_unavailable"]
+
 PROFILES = ("smoke", "quick", "paper")
 FIGURE_KINDS = ("figure", "table", "diagram")
 FIG_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-class ConfigError(ValueError):
-    """A configuration value or name that is not allowed; the message names it and the choices."""
-
-
-def check_choice(what: str, value: Any, allowed) -> None:
-    allowed = list(allowed)
-    if value not in allowed:
-        raise ConfigError(f"unknown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")
-
-
 def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-
-
-@dataclass(frozen=True)
-class PaperInfo:
-    """What the registry knows of a paper without importing its code."""
-
-    slug: str
-    title: str
-    short_title: str = ""
-    reference: str = ""  # authors, venue, year / arXiv id
-    order: int = 100  # position in listings (then by slug)
 
 
 @dataclass(frozen=True)
@@ -198,8 +185,6 @@ def _read_yaml(path: Path, required: bool = True) -> dict:
 
 
 def params_dir(slug: str) -> Path:
-    from repro import registry
-
     return registry.package_dir(slug) / "params"
 
 
@@ -212,8 +197,6 @@ def user_profile_file(slug: str, profile: str) -> Path:
 def load_params(slug: str, profile: str, overrides: dict | None = None) -> dict:
     """Parameters of ``slug`` under ``profile``: paper values, then the profile's and the user's
     overrides; validated against the paper's schema."""
-    from repro import registry
-
     registry.paper(slug)
     check_choice("profile", profile, PROFILES)
     base = _read_yaml(params_dir(slug) / "paper.yaml")
@@ -268,8 +251,6 @@ def validate_params(slug: str, profile: str, params: dict) -> None:
 
 
 def figure_specs(slug: str, profile: str, overrides: dict | None = None) -> list[FigureSpec]:
-    from repro import registry
-
     params = load_params(slug, profile, overrides)
     figs = registry.module(slug, "experiments").figures(params)
     ids = [f.fig_id for f in figs]
@@ -298,8 +279,6 @@ def run_specs(slug: str, profile: str) -> dict[str, RunSpec]:
 
 
 def tasks(slug: str) -> dict[str, Task]:
-    from repro import registry
-
     t = getattr(registry.module(slug, "experiments"), "TASKS", None)
     if not isinstance(t, dict) or not all(isinstance(v, Task) for v in t.values()):
         raise ValueError(f"{slug}: experiments.TASKS must be a dict of task name -> Task")

@@ -1,6 +1,9 @@
-"""Write the README's figure gallery from the figure specs and the committed quick-profile PNGs.
+"""Write the README's figure gallery and quick-profile cost table from what was measured.
 
-    python -m repro.gallery            # rewrites the block between the gallery markers in README.md
+    python -m repro.gallery            # rewrites the blocks between the gallery / timing markers in README.md
+
+Each caption is built by :func:`repro.report.figure_caption` from the verdicts of the claims judged on the
+figure (never from the paper's claim); the cost table sums the runs' recorded CPU seconds.
 """
 
 from __future__ import annotations
@@ -8,56 +11,62 @@ from __future__ import annotations
 import sys
 
 from repro import experiment as ex
-from repro import paths
-from repro.results import write_text
+from repro import paths, registry
+from repro.report import figure_caption, load_paper_claims
+from repro.results import read_json, write_text
 
 START, END = "<!-- gallery:start -->", "<!-- gallery:end -->"
 TIMING_START, TIMING_END = "<!-- timing:start -->", "<!-- timing:end -->"
-TITLES = {
-    "dp_ditto": "Convergence-Privacy-Fairness Trade-Off in Personalized FL (DP-Ditto)",
-    "wpfl_minmax": "Wireless PFL: Quantization-Assisted Min-Max Fair Scheduling",
-    "ota_jammer": "DP for FL over wireless: over-the-air FL with a cooperative jammer",
-    "age_dp": "Age Aware Scheduling for Differentially-Private FL",
-    "acfl": "Adaptive Coded FL: Privacy Preservation and Straggler Mitigation",
-}
 
 
 def gallery_markdown(profile: str = "quick") -> str:
     lines = [START, ""]
-    for slug in ex.PAPERS:
-        lines += [f"### `{slug}`: {TITLES[slug]}", ""]
+    for slug, info in registry.papers().items():
+        claims = load_paper_claims(profile, slug)
+        params = ex.load_params(slug, profile)
+        lines += [f"### `{slug}`: {info.title}", ""]
         for fig in ex.figure_specs(slug, profile):
             png = paths.figures_dir(profile, slug) / f"{fig.fig_id}.png"
             rel = png.relative_to(paths.project_root())
             ref = fig.paper_ref or fig.fig_id
-            lines.append(f"**{ref}** (`{fig.fig_id}`, {fig.kind}): {fig.claim}")
+            lines.append(f"**{ref}** (`{fig.fig_id}`): {figure_caption(profile, slug, fig, claims, params)}")
             lines.append("")
             if png.exists():
                 lines.append(f'<img src="{rel.as_posix()}" width="560" alt="{slug} {fig.fig_id}">')
             else:
-                lines.append(f"_(not rendered yet: `snakemake {rel.with_suffix('.pdf').as_posix()}`)_")
+                lines.append(f"_(not rendered yet: `snakemake --cores 2 {rel.with_suffix('.pdf').as_posix()}`)_")
             lines.append("")
     lines.append(END)
     return "\n".join(lines)
 
 
-def timing_markdown(profile: str = "quick") -> str:
-    """Per paper: quick-profile compute time (sum of the runs' wall_s) and the paper-profile estimate."""
-    from repro.results import read_json
+def run_cost(profile: str, slug: str) -> tuple[float, float, int, int]:
+    """(CPU seconds, wall seconds, runs found, runs planned) of a paper's runs under ``profile``."""
+    run_ids = sorted({r for f in ex.figure_specs(slug, profile) for r in f.run_ids})
+    cpu = wall = 0.0
+    found = 0
+    for rid in run_ids:
+        p = paths.run_result_path(profile, slug, rid)
+        if p.exists():
+            rec = read_json(p)
+            cpu += float(rec.get("cpu_s", rec.get("wall_s", 0.0)))
+            wall += float(rec.get("wall_s", 0.0))
+            found += 1
+    return cpu, wall, found, len(run_ids)
 
+
+def timing_markdown(profile: str = "quick") -> str:
     lines = [TIMING_START, "",
-             f"Measured on the 2-core CPU (`{profile}` profile: sum of the runs' single-thread wall times; "
-             "`snakemake -j2` runs two at a time), and the estimated `paper` profile cost:", "",
-             "| paper | figures | runs | quick compute (s) | paper profile, estimated CPU-hours |", "|---|---|---|---|---|"]
-    for slug in ex.PAPERS:
-        figs = ex.figure_specs(slug, profile)
-        run_ids = sorted({r for f in figs for r in f.run_ids})
-        walls = [read_json(p)["wall_s"] for r in run_ids if (p := paths.run_result_path(profile, slug, r)).exists()]
-        est = [f.est_paper_minutes for f in ex.figure_specs(slug, "paper") if f.est_paper_minutes]
-        est_txt = f"{sum(est) / 60:.1f}" if est else "n/a"
-        wall_txt = f"{sum(walls):.0f}" + ("" if len(walls) == len(run_ids) else f" ({len(walls)}/{len(run_ids)} runs found)")
-        lines.append(f"| `{slug}` | {len(figs)} | {len(run_ids)} | {wall_txt} | {est_txt} |")
-    lines += ["", TIMING_END]
+             f"Compute of the `{profile}` profile, measured (sum over each paper's runs of the CPU seconds recorded in "
+             "`results/<profile>/<slug>/runs/*.json`; one thread per run):", "",
+             "| paper | figures | runs | CPU seconds |", "|---|---|---|---|"]
+    total = 0.0
+    for slug in registry.slugs():
+        cpu, _wall, found, planned = run_cost(profile, slug)
+        total += cpu
+        note = "" if found == planned else f" ({found} of {planned} runs found)"
+        lines.append(f"| `{slug}` | {len(ex.figure_specs(slug, profile))} | {planned} | {cpu:.0f}{note} |")
+    lines += [f"| all | | | {total:.0f} |", "", TIMING_END]
     return "\n".join(lines)
 
 

@@ -1,7 +1,7 @@
 """The papers this package knows, found from their packages (never listed by hand).
 
 A paper is a sub-package of ``repro.papers`` whose ``__init__.py`` defines ``PAPER`` (a
-:class:`repro.experiment.PaperInfo`). Extra directories of paper packages can be added with the
+:class:`PaperInfo`, also importable from :mod:`repro.experiment`). Extra directories of paper packages can be added with the
 environment variable ``REPRO_PAPER_DIRS`` (``os.pathsep``-separated), so a paper can live outside
 this repository. Every part of the package (the CLI, the workflow, the reports, the tests) reads the
 list from here.
@@ -16,9 +16,21 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
+from dataclasses import dataclass
 from pathlib import Path
 
-from repro.experiment import ConfigError, PaperInfo
+from repro.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class PaperInfo:
+    """What the registry knows of a paper without importing its code (``repro.papers.<slug>.PAPER``)."""
+
+    slug: str
+    title: str
+    short_title: str = ""
+    reference: str = ""  # authors, venue, year / arXiv id
+    order: int = 100  # position in listings (then by slug)
 
 
 @functools.cache
