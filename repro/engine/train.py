@@ -118,7 +118,9 @@ def local_sgd(
     order = torch.argsort(active.sum(0), descending=True, stable=True)
     active = active[:, order]
     k_per_step = active.sum(1).tolist()
-    prefix = all(bool(active[s, :k].all()) for s, k in enumerate(k_per_step)) if rows else True
+    # the active rows of every step form a prefix (one host sync for all steps, not one per step)
+    counts = active.sum(1, keepdim=True)
+    prefix = bool((active == (torch.arange(rows, device=device).unsqueeze(0) < counts)).all()) if rows else True
     if not prefix:  # general pattern: work on all rows, freeze idle ones through the mask
         k_per_step = [rows] * plan.num_steps
     rc = row_client[order]
