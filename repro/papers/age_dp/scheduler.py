@@ -1,4 +1,4 @@
-"""Age-aware schedule search (§III-B) and the six schemes of §IV-B (guide §6).
+"""Age-aware schedule search (§III-B) and the six schemes of §IV-B.
 
 A schedule is a tuple of ages ``(a_1..a_m)``, ``a_i = t_agg - t_c,i``. The search is exhaustive over
 all ``t_agg^m`` schedules (or the ``t_agg!/(t_agg-m)!`` with distinct slots), vectorised: the
@@ -73,7 +73,7 @@ def uniform_random_schedules(t_agg: int, m: int, size: int, rng: np.random.Gener
 
 @dataclass(frozen=True)
 class SurrogateOptions:
-    """Flags of the Theorem-1 surrogate (G2) (guide §8 D6-D9)."""
+    """Flags of the Theorem-1 surrogate (G2) (README: decisions)."""
 
     fse_form: str = "standard"
     sub_exp_params: str = "paper"

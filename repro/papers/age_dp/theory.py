@@ -68,7 +68,7 @@ class AgeTables:
 
 
 def age_tables(db: MarkovEnergyDatabase, delta_mode: str = "bound") -> AgeTables:
-    """Compute :class:`AgeTables` from the pair laws of ``db`` (guide §2.5 ``precompute``)."""
+    """Compute :class:`AgeTables` from the pair laws of ``db``."""
     if delta_mode not in DELTA_MODES:
         raise ValueError(f"unknown delta_mode {delta_mode!r}; allowed: {', '.join(DELTA_MODES)}")
     v = db.value_array
@@ -106,7 +106,7 @@ def at_ages(table: np.ndarray, ages: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# privacy budgets of the noise modes (§IV-B, guide §6)
+# privacy budgets of the noise modes (§IV-B)
 
 
 def classic_epsilons(tables: AgeTables, ages: np.ndarray, eps_bar: float, mode: str) -> np.ndarray:
@@ -167,7 +167,7 @@ def fse_inverse(info, nu, alpha, form: str = "standard"):
     """``f~_SE(I)`` after eq. (9), the inverse Legendre transform of ``psi(l) = l^2 nu^2 / 2`` on [0, 1/alpha].
 
     ``standard``: ``nu sqrt(2 I)`` if ``I <= nu^2/(2 alpha^2)`` else ``alpha I + nu^2/(2 alpha)`` (continuous);
-    ``printed``: the paper's ``sqrt(4 nu I)`` / ``nu^2/(2 alpha^2) + alpha I`` (guide §2.8 erratum).
+    ``printed``: the paper's ``sqrt(4 nu I)`` / ``nu^2/(2 alpha^2) + alpha I`` (README: the f~_SE erratum).
     """
     if form not in FSE_FORMS:
         raise ValueError(f"unknown fse_form {form!r}; allowed: {', '.join(FSE_FORMS)}")
@@ -188,7 +188,7 @@ def upper_bound(tables: AgeTables, ages: np.ndarray, eps_c: np.ndarray, n: int, 
     """(G2) ``UB = sum_i p_i f~(I_i) + Var(w*) + Var(W) + (E W - mu)^2 + c sum_i 2 eta_i^2``, ``[S]``.
 
     ``c = 1/m`` as printed in (11)-(12) (``eq11_noise_coef = "1/m^2"`` for the true coefficient);
-    ``literal_eq12`` adds the spurious ``C + Var(w*)`` of the printed "+L(w*)" term (guide §2.4).
+    ``literal_eq12`` adds the spurious ``C + Var(w*)`` of the printed "+L(w*)" term (README).
     With ``p_i = 1/m``.
     """
     if eq11_noise_coef not in EQ11_NOISE_COEFS:
