@@ -3,7 +3,9 @@
 ``laplace_scale(s, eps) = s / eps`` is the scale ``eta`` of Laplace noise ``p(x) = e^{-|x|/eta} / (2 eta)``
 that makes a query of l1-sensitivity ``s`` satisfy ``eps``-DP (pure DP, delta = 0). The noise
 variance is ``2 eta^2``. ``add_laplace_noise`` adds independent noise to a stacked ``[m, ...]`` update
-with one scale per client, drawn from an explicit generator.
+with one scale per client, drawn from an explicit generator. ``certified_laplace_epsilon`` is the epsilon
+dp-accounting's privacy-loss-distribution accountant certifies for such releases (the value a figure
+shows beside a paper's nominal epsilon).
 """
 
 from __future__ import annotations

@@ -31,9 +31,11 @@ def series_name(method: str, noise: str, level: float | None) -> str:
 
 def acfl_entry_sensitivity(d: int, o: int) -> float:
     """L2 sensitivity of one device's Stage-1 upload (eqs. 2-3) to one data entry in [-1, 1] (A1; the
-    neighbour notion of Definition 1): X_{j,1} moves 2(d-1) off-diagonal entries of X^T X by up to 2 each,
-    the diagonal one by up to 1, and o entries of X^T Y by up to 2 each."""
-    return math.sqrt(8.0 * (d - 1) + 1.0 + 4.0 * o)
+    neighbour notion of Definition 1). Changing X_{j,1} from a to b moves 2(d-1) off-diagonal entries of
+    X^T X and o entries of X^T Y by (b - a) times an entry in [-1, 1], and the diagonal one by b^2 - a^2:
+    the squared change (b - a)^2 [2(d-1) + o + (b + a)^2] is largest at a = -b = 1, giving
+    2 sqrt(2(d-1) + o) (attained by a row of +-1 entries)."""
+    return 2.0 * math.sqrt(2.0 * (d - 1) + o)
 
 
 # ---------------------------------------------------------------------------------------------- Fig. 1

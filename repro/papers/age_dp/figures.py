@@ -154,7 +154,7 @@ def _render_fig2(fig, results, ctx) -> Rendered:
         ax = axes[0, i]
         ld = np.asarray(entry["loss"])
         for (eps, vals), ls in zip(sorted(entry["extra"].items()), (":", "-.")):
-            ax.plot(t_c, vals, ls=ls, color="0.55", lw=1.0, label=f"exact, ε̄ = {eps} (shape window edge)")
+            ax.plot(t_c, vals, ls=ls, color="0.55", lw=1.0, label=f"exact, ε̄ = {eps}")
         ax.plot(t_c, ld, "-o", color="#1f77b4", label=f"exact (G1), ε̄ = {eps_bar:g}")
         k = int(np.argmin(ld))
         ax.plot([t_c[k]], [ld[k]], marker="*", ms=12, color="#d62728", ls="none", label="minimum over $t_c$")

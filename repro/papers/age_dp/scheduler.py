@@ -132,7 +132,7 @@ def _store(curve: dict, j: int, best: int, schedules, loss, inv) -> None:
 
 def parametric_constant_curves(tables: th.AgeTables, eps_c_grid, n: int, sensitivity: float, schedules: np.ndarray,
                                surrogate: SurrogateOptions = SurrogateOptions()) -> dict:
-    """Guide §6 flag ``constant_noise = parametric``: every client uses the same fixed ``eps_c``;
+    """The paper's other reading of scheme 3 (README: decisions): every client uses the same fixed ``eps_c``;
     schemes 3 (argmin (G2)) and 5 (argmin (G1)) pick a schedule at that noise and are plotted at the
     achieved target ``x = max_i ln(1 + Delta_i(a_i)(e^{eps_c} - 1))`` (CSV-only series)."""
     from repro.privacy.age_dependent import age_dependent_epsilon

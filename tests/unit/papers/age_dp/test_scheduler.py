@@ -1,4 +1,4 @@
-"""Schedule search and the six schemes of Fig. 3 against the guide's table (§4), and Fig. 2's curves."""
+"""Schedule search and the six schemes of Fig. 3 against values computed from (G1), (G2), and Fig. 2's curves."""
 
 import numpy as np
 import pytest
@@ -35,7 +35,7 @@ def test_search_breaks_ties_by_first_schedule():
         sch.exhaustive_schedule_search(np.array([1.0, np.nan]))
 
 
-# guide §4 table: eps_bar -> (rc, ra, nc, sc, na, sa)
+# computed from (G1), (G2): eps_bar -> (rc, ra, nc, sc, na, sa)
 TABLE = {
     0.01: (21683.8, 12217.2, 10944.4, 10929.5, 3909.3, 3909.3),
     0.1: (299.8, 207.2, 151.2, 136.2, 79.6, 74.2),
