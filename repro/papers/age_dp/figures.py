@@ -393,7 +393,7 @@ def _render_privacy(fig, results, ctx) -> Rendered:
     fig2, fig3 = results[ids["fig2_exact"]], results[ids["fig3_exact"]]
     rows = privacy_rows(ids["fig2_exact"], fig2, ids["fig3_exact"], fig3, ctx.params["privacy_epsilons"])
     shown = [r for r in rows if r.pop("shown")]
-    data = tidy_frame(rows)
+    data = tidy_frame(shown)
     table = {}
     for r in shown:
         table.setdefault((r["panel"], r["series"]), {})[r["metric"]] = r["value"]
@@ -407,8 +407,9 @@ def _render_privacy(fig, results, ctx) -> Rendered:
             "dp-accounting's Laplace privacy-loss distribution certifies for that release (pure DP, read at delta = "
             f"{fig3['pure_dp_delta']:g}) with respect to the data at collection; the random schemes take the worst schedule. "
             "The paper's eps_bar is an age-dependent guarantee with respect to the data at t_agg (Prop. 1 of the paper, "
-            "[11, Th. 1]) resting on the mixing bound (8); no standard accountant covers it. All eps_bar points are in "
-            "privacy.csv.")
+            "[11, Th. 1]) resting on the mixing bound (8); no standard accountant covers it. Listed: the eps_bar points "
+            f"{', '.join(f'{e:g}' for e in ctx.params['privacy_epsilons'])} of Fig. 3; the largest ratio over its whole "
+            f"grid, {max_release_ratio(fig3):.1f}, is stated on Fig. 3.")
     blocks = [("", header, cells)]
     f = draw_tables(blocks, "Privacy as run: nominal age-dependent eps_bar vs certified classical epsilon", ctx.profile,
                     model_note(ctx.params), width=12.0, col_widths=[0.12, 0.38, 0.13, 0.15, 0.09, 0.13])
