@@ -1,7 +1,7 @@
 """Mutual-information DP of ACFL's Stage-1 upload (Definition 1, Theorem 1, Remark 2).
 
 No DP library implements eps-MI-DP, so the paper's closed form (eq. 17) and its inverse live here,
-named after the paper. Logarithms are natural, so eps is in nats (guide decision D7).
+named after the paper. Logarithms are natural, so eps is in nats (README: decisions).
 
 Guarantee (Theorem 1): if every data entry has absolute value <= 1 (assumption A1) and device i
 uploads ``X^T X + N1`` and ``X^T Y + N2`` with all entries of N1 i.i.d. N(0, sigma1^2) and of N2

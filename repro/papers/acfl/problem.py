@@ -1,4 +1,4 @@
-"""The synthetic federated linear-regression problem of Section V (guide section 7).
+"""The synthetic federated linear-regression problem of Section V (README: decisions).
 
 Device i holds ``m`` i.i.d. samples: ``X^(i)`` entries U[-1, 1] (so assumption A1 holds),
 ``Y^(i) = X^(i) W_true`` with ``W_true`` entries U[0, 1/30] (noiseless, so W* = W_true and

@@ -1,7 +1,16 @@
-"""What each acfl RunSpec task computes (called by ``experiments.execute``); results are JSON-able."""
+"""What each acfl run task computes (``experiments.TASKS``); results are JSON-able dicts.
+
+``fig1_bound``     Fig. 1: the bound (33) vs eps (eq. 17) for fixed and adaptive weights (eqs. 36, 38).
+``train_panel``    one panel of Fig. 3 or Fig. 4: every (method x noise level) configuration and every
+                   seed in one batched kernel call (each seed draws from its own ``RngStreams(seed)``).
+``privacy_map``    table91: eps <-> sigma^2 maps and the Remark 1 overhead.
+``identities``     table92 (deterministic part): Remark 2, Theorem 3, eqs. (38), (43), Fig. 1 grid.
+``theory_mc``      table92 (one seed): Monte-Carlo checks of Lemma 1, Lemma 2 and Theorem 2.
+"""
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -11,7 +20,8 @@ from repro.papers.acfl import coding, privacy_mi, scfl, simulate, stragglers, th
 from repro.papers.acfl.problem import linear_regression_federated
 from repro.papers.acfl.simulate import StackedProblem
 
-METHOD_LABELS = {"ACFL": "ACFL", "NA": "NA", "SCFL": "SCFL (reconstructed)", "ALPHA0": "alpha=0 (reference)"}
+METHOD_LABELS = {"ACFL": "ACFL", "NA": "NA (alpha = 0.5)", "SCFL": "SCFL (reconstructed)",
+                 "ALPHA0": "alpha = 0 (no coded data)"}
 
 
 def series_name(method: str, noise: str, level: float | None) -> str:
@@ -19,14 +29,21 @@ def series_name(method: str, noise: str, level: float | None) -> str:
     return method if level is None else f"{method} {noise}={level:g}"
 
 
-def fig1_constants(params: dict) -> theory.BoundConstants:
-    return theory.BoundConstants(N=params["fig1_N"], d=params["fig1_d"], o=params["fig1_o"], p=params["fig1_p"],
-                                 beta=params["fig1_beta"], C=params["fig1_C"])
+def acfl_entry_sensitivity(d: int, o: int) -> float:
+    """L2 sensitivity of one device's Stage-1 upload (eqs. 2-3) to one data entry in [-1, 1] (A1; the
+    neighbour notion of Definition 1). Changing X_{j,1} from a to b moves 2(d-1) off-diagonal entries of
+    X^T X and o entries of X^T Y by (b - a) times an entry in [-1, 1], and the diagonal one by b^2 - a^2:
+    the squared change (b - a)^2 [2(d-1) + o + (b + a)^2] is largest at a = -b = 1, giving
+    2 sqrt(2(d-1) + o) (attained by a row of +-1 entries)."""
+    return 2.0 * math.sqrt(2.0 * (d - 1) + o)
+
+
+# ---------------------------------------------------------------------------------------------- Fig. 1
 
 
 def fig1_curves(params: dict, eps) -> dict:
     """Bound (33) at the eps values: sigma^2 from eq. (17) inverse, fixed alphas and adaptive alpha* (eqs. 36, 38)."""
-    k = fig1_constants(params)
+    k = theory.fig1_constants(params)
     eps = np.asarray(eps, float)
     s2 = privacy_mi.acfl_sigma2_for_epsilon(eps, k.d, k.o)
     lam, T = params["fig1_lambda"], params["fig1_T"]
@@ -45,11 +62,14 @@ def fig1_bound(spec, ctx) -> dict:
             "alphas": list(params["fig1_alphas"])}
 
 
+# ---------------------------------------------------------------------------------------------- Figs. 3-4
+
+
 def _configs(params: dict) -> list[dict]:
     d, o = params["dim_in"], params["dim_out"]
     out = []
     for method in params["methods"]:
-        if method == "ALPHA0":  # noise never enters with alpha = 0
+        if method == "ALPHA0":  # alpha = 0: the coded data are never used, so nothing is uploaded in Stage 1
             out.append(dict(method=method, series=series_name(method, "", None), sigma2=0.0, epsilon=None, alpha=0.0))
             continue
         for level in params["levels"]:
@@ -67,21 +87,24 @@ def _configs(params: dict) -> list[dict]:
 
 
 def _coded_pairs(problem, seed: int, configs: list[dict], params: dict, noiseless: bool):
-    """(HX (R, d, d), HY (R, d, o)) of every configuration for one seed (eqs. 2-4 or the SCFL stand-in)."""
+    """(HX (R, d, d), HY (R, d, o)) of every configuration for one seed (eqs. 2-4, or the SCFL
+    reconstruction), and the entry sensitivity of that seed's SCFL projections (None without SCFL)."""
     N, d, o = params["num_devices"], params["dim_in"], params["dim_out"]
     streams = RngStreams(seed)
-    A_dev, b_dev = problem.A_dev, problem.b_dev
     sig = np.array([0.0 if (noiseless or c["method"] == "ALPHA0") else c["sigma2"] for c in configs])
     z1, z2 = coding.draw_stage1_normals(streams.numpy("dp_noise"), N, d, o)
-    HX, HY = coding.global_coded_dataset_for_levels(A_dev, b_dev, z1, z2, sig, sig)
+    HX, HY = coding.global_coded_dataset_for_levels(problem.A_dev, problem.b_dev, z1, z2, sig, sig)
     scfl_idx = [i for i, c in enumerate(configs) if c["method"] == "SCFL"]
+    sensitivity = None
     if scfl_idx:
         c_rows = params["scfl_code_rows"]
         proj, zx, zy = scfl.draw_scfl_code(streams.numpy("scfl_code"), N, problem.X.shape[1], d, o, c_rows)
-        sx, sy = scfl.scfl_coded_pair(problem.X, problem.Y, proj, zx, zy, [configs[i]["sigma2"] for i in scfl_idx],
-                                      debias=params["scfl_debias"])
+        sx, sy = scfl.scfl_coded_pair(problem.X, problem.Y, proj, zx, zy, [0.0 if noiseless else configs[i]["sigma2"]
+                                                                           for i in scfl_idx],
+                                      debias=params["scfl_debias"], aggregation=params["scfl_aggregation"])
         HX[scfl_idx], HY[scfl_idx] = sx, sy
-    return HX, HY
+        sensitivity = scfl.entry_sensitivity(proj)
+    return HX, HY, sensitivity
 
 
 def train_panel(spec, ctx) -> dict:
@@ -95,15 +118,16 @@ def train_panel(spec, ctx) -> dict:
     configs = _configs(params)
     fresh = bool(params["fresh_noise"])
     pairs = [_coded_pairs(pr, s, configs, params, noiseless=fresh) for pr, s in zip(problems, seeds)]
-    HX = np.stack([hx for hx, _ in pairs])
-    HY = np.stack([hy for _, hy in pairs])
+    HX = np.stack([hx for hx, _, _ in pairs])
+    HY = np.stack([hy for _, hy, _ in pairs])
     uniforms = np.stack([stragglers.straggler_uniforms(RngStreams(s).numpy("straggler"), T, N) for s in seeds])
     R = len(configs)
+    # sigma^2 enters the kernel only through eq. (43) (ACFL) and the fresh-noise ablation (ACFL, NA)
     sig = np.array([c["sigma2"] if (c["method"] in ("ACFL", "NA") or not fresh) else 0.0 for c in configs])
     trace = simulate.train(stacked, HX, HY, np.full(R, params["p"]), [c["alpha"] for c in configs], sig, sig,
                            uniforms, params["eta0"], T,
                            fresh_noise_rng=RngStreams(seeds[0]).numpy("fresh_noise") if fresh else None)
-    # fixed point of every fixed alpha > 0 with fixed noise (the NA / SCFL bias floor, guide section 2.7)
+    # fixed point of every fixed alpha > 0 with fixed noise (the NA / SCFL bias floor)
     A, B, W_star = stacked.A[:, None], stacked.B[:, None], stacked.W_star[:, None]
     alpha = np.array([c["alpha"] for c in configs])
     a = np.where(np.isnan(alpha), 0.0, alpha)[None, :, None, None]
@@ -113,13 +137,19 @@ def train_panel(spec, ctx) -> dict:
     floor[:, ~(alpha > 0)] = np.nan
     ctx.log(f"{params['figure']}({params['panel']}): {R} configurations x {len(seeds)} seeds x T={T} "
             f"in {time.perf_counter() - t0:.2f}s")
+    scfl_sens = [s for _, _, s in pairs if s is not None]
     return {"seeds": seeds, "p": params["p"], "record_at": trace.record_at, "configs": configs,
             "loss": trace.loss, "dist2": trace.dist2, "alpha": trace.alpha, "alpha_first": trace.alpha_first,
-            "alpha_tail_mean": trace.alpha_tail_mean, "floor_loss": floor}
+            "alpha_tail_mean": trace.alpha_tail_mean, "floor_loss": floor,
+            "stage1_sensitivity": {"ACFL": acfl_entry_sensitivity(d, o), "NA": acfl_entry_sensitivity(d, o),
+                                   **({"SCFL": max(scfl_sens)} if scfl_sens else {})}}
+
+
+# ---------------------------------------------------------------------------------------------- tables
 
 
 def privacy_map(spec, ctx) -> dict:
-    """table91: eps <-> sigma^2 of ACFL (eq. 17) and of the SCFL fallback map, and Remark 1 overhead."""
+    """table91: eps <-> sigma^2 of ACFL (eq. 17) and of the SCFL reconstruction's map, and Remark 1 overhead."""
     params = spec.params
     d, o, N, T, phi = (params[k] for k in ("dim_in", "dim_out", "num_devices", "iterations", "bits_per_real"))
     eps_grid = sorted({1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0} | {float(e) for e in params["fig4_epsilons"]})
@@ -139,8 +169,16 @@ def privacy_map(spec, ctx) -> dict:
     }
 
 
-def theory_checks(spec, ctx) -> dict:
-    params = spec.params
+def identities(spec, ctx) -> dict:
     from repro.papers.acfl import checks
 
-    return {"rows": checks.all_checks(params, ctx)}
+    return {"rows": checks.identity_rows(spec.params)}
+
+
+def theory_mc(spec, ctx) -> dict:
+    from repro.papers.acfl import checks
+
+    rows = checks.monte_carlo_rows(spec.params, spec.seed) + checks.theorem2_rows(spec.params, spec.seed)
+    ctx.log(f"theory_mc: seed {spec.seed}, {spec.params['mc_draws']} Monte-Carlo draws, "
+            f"{spec.params['thm2_repetitions']} Theorem-2 repetitions")
+    return {"seed": spec.seed, "rows": rows}

@@ -32,6 +32,12 @@ class BoundConstants:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
 
+def fig1_constants(params: dict) -> BoundConstants:
+    """The Fig. 1 constants (text under Remark 4) from the paper's parameters ``fig1_*``."""
+    return BoundConstants(N=params["fig1_N"], d=params["fig1_d"], o=params["fig1_o"], p=params["fig1_p"],
+                          beta=params["fig1_beta"], C=params["fig1_C"])
+
+
 def _check_alpha(alpha) -> np.ndarray:
     a = np.asarray(alpha, dtype=float)
     if np.any((a < 0) | (a > 1)):
@@ -58,7 +64,7 @@ def lemma2_second_moment_bound(alpha, p, N, beta2, d, o, sigma1_sq, sigma2_sq, C
 
 
 def exact_second_moment(true_grad_sq, device_grad_sq_sum, w_sq, alpha, p, N, d, o, sigma1_sq, sigma2_sq):
-    """E||G^All||^2 for fresh noise and stragglers at a fixed W (guide section 2.6):
+    """E||G^All||^2 for fresh noise and stragglers at a fixed W (README):
     ||G^True||^2 + p(1-alpha)^2/(1-p) * S + alpha^2 N (d sigma1^2 ||W||^2 + sigma2^2 o d),
     with S = sum_i ||G^(i)||^2."""
     a = _check_alpha(alpha)
@@ -101,7 +107,7 @@ def convergence_bound(u, lam: float, T: int):
 
 def touch_sigma2(alpha, k: BoundConstants = BoundConstants()):
     """sigma^2 (with sigma1^2 = sigma2^2) at which alpha*(sigma^2) equals a fixed ``alpha`` in (0, 1],
-    i.e. where the fixed-weight bound touches the adaptive one (guide section 3.2)."""
+    i.e. where the fixed-weight bound touches the adaptive one ."""
     a = np.asarray(alpha, float)
     if np.any((a <= 0) | (a > 1)):
         raise ValueError(f"alpha must lie in (0, 1], got {alpha!r}")

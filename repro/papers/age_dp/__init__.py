@@ -6,9 +6,9 @@ schedule minimising the Theorem-1 bound with adaptive Laplace noise (eq. (5)). E
 (closed forms (G1), (G2)); a vectorised Monte-Carlo simulator validates them. numpy only, no torch.
 
 Modules: ``markov_database`` (data model), ``theory`` (closed forms), ``scheduler`` (search, schemes),
-``simulation`` (Monte Carlo), ``checks`` (claim rules), ``panels`` (run computations),
+``simulation`` (Monte Carlo), ``checks`` (the rules behind the claims), ``runs`` (run computations),
 ``experiments`` / ``figures`` / ``claims`` (the package contract). Reusable parts live in
-``repro.privacy.age_dependent`` and ``repro.privacy.laplace_mechanism``.
+``repro.privacy.age_dependent`` and ``repro.privacy.laplace_mechanism``. README.md: decisions and verdicts.
 """
 
 from repro.experiment import PaperInfo

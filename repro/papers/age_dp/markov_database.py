@@ -1,4 +1,4 @@
-"""The time-varying Markov energy database of the toy example (§II-B, §IV-A; guide §2.1).
+"""The time-varying Markov energy database of the toy example (§II-B, §IV-A).
 
 Each client ``i`` holds ``n`` records; each record is one path of a 4-state chain on the values
 ``v = (20, 50, 100, 200)`` Wh with the printed *cyclic* per-step matrix (200 -> 20 wrap-around)
@@ -7,7 +7,7 @@ Each client ``i`` holds ``n`` records; each record is one path of a 4-state chai
 
 Slots are ``1..t_agg``; client ``i`` collects at ``t_c,i``, so its data have age ``a = t_agg - t_c,i``.
 
-Anchoring (guide §8 D1):
+Anchoring (README: decisions):
 
 - ``"time"`` (default): the chain starts at slot 1 with law ``pi_i``; the collected law is
   ``pi_i P_i^(t_agg-1-a)`` and the target law at ``t_agg`` is ``pi_i P_i^(t_agg-1)`` whatever ``a``.
@@ -107,7 +107,7 @@ class MarkovEnergyDatabase:
 
     # ------------------------------------------------------------------ reference sampler
     def sample_record_paths(self, ages, n: int, replicates: int, rng: np.random.Generator):
-        """Reference sampler (guide §2.7 ``sampler = chain``): step every record's chain slot by slot.
+        """Reference sampler : step every record's chain slot by slot.
 
         Returns ``(collected, target)`` values, each ``[replicates, m, n]``: the value of each record at its
         client's collection slot ``t_agg - a_i`` and at ``t_agg``. Under ``anchor = "collection"`` the

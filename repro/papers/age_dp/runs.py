@@ -1,41 +1,44 @@
-"""The computations behind each run of the paper (one function per run task).
+"""The computations behind each run of ``age_dp`` (one function per run task; plain JSON-able dicts).
 
-``fig2``  Fig. 2: LD vs one client's collection time, the others fresh; exact (G1) + Monte Carlo.
-``fig3``  Fig. 3: the six schemes on the epsilon grid, exact (G1) + Monte Carlo; also the (G2) values
-          of the chosen schedules (Fig. S1 = ``fig91``), the calibration table, the parametric
-          constant-noise series and (paper profile) the ``sim_objective = mc`` variant.
-``table91`` Table S1: the claim checks C1-C3, C5-C11 under every model variant of guide §4.
-
-All return plain JSON-able dicts. Exact values are deterministic; MC uses the run's seed streams.
+``fig2_exact``  Fig. 2: exact loss difference (G1) as one client's collection time varies, the
+                others fresh; the same at the extra eps_bar values; the (eps_bar, s) region where
+                each panel has the paper's shape.
+``fig2_mc``     Fig. 2: Monte-Carlo estimate at every plotted point (one seed).
+``fig3_exact``  Fig. 3: the six schemes on the eps_bar grid (exact (G1)), with the "numerical opt"
+                schemes also under the other f~_SE form; the surrogate (G2) values (fig91); the
+                calibration table of eq. (5); the parametric constant-noise reading; the classical
+                epsilon of every release (privacy table).
+``fig3_mc``     Fig. 3: Monte-Carlo estimate at every plotted point (one seed).
+``table91``     the Fig. 2 / Fig. 3 rules under every model variant.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from repro.engine.rng import RngStreams
 from repro.papers.age_dp import checks
 from repro.papers.age_dp import scheduler as sch
 from repro.papers.age_dp import simulation as sim
 from repro.papers.age_dp import theory as th
 from repro.papers.age_dp.markov_database import MarkovEnergyDatabase
 from repro.privacy.age_dependent import age_dependent_epsilon
+from repro.privacy.laplace_mechanism import PURE_DP_DELTA, certified_laplace_epsilon
 
-
-#: Table S1 rows: (label, overrides of the profile's model parameters)
+#: table91 rows: (label, overrides of the profile's model parameters)
 SENSITIVITY_VARIANTS = (
-    ("default", {}),
-    ("fse_form = printed", {"fse_form": "printed"}),
+    ("as run", {}),
+    ("f~_SE continuous (standard)", {"fse_form": "standard"}),
     ("s = 5.4", {"sensitivity": 5.4}),
     ("s = 18", {"sensitivity": 18.0}),
-    ("distinct_slots", {"distinct_slots": True}),
-    ("delta_mode = exact", {"delta_mode": "exact"}),
-    ("anchor = collection", {"chain_anchor": "collection"}),
-    ("anchor = collection, printed f_SE", {"chain_anchor": "collection", "fse_form": "printed"}),
-    ("anchor = collection, literal (12)", {"chain_anchor": "collection", "literal_eq12": True}),
-    ("literal_eq12", {"literal_eq12": True}),
-    ("eq11_noise_coef = 1/m^2", {"eq11_noise_coef": "1/m^2"}),
+    ("one client per slot", {"distinct_slots": True}),
+    ("Delta exact (not bound (8))", {"delta_mode": "exact"}),
+    ("chain starts at t_c", {"chain_anchor": "collection"}),
+    ("chain starts at t_c, literal (12)", {"chain_anchor": "collection", "literal_eq12": True}),
+    ("literal (12)", {"literal_eq12": True}),
+    ("(11) with 1/m^2", {"eq11_noise_coef": "1/m^2"}),
+    ("SE parameters of Laplace (2 eta)", {"sub_exp_params": "laplace"}),
 )
+OTHER_FSE = {"printed": "standard", "standard": "printed"}
 
 
 class Model:
@@ -53,140 +56,161 @@ class Model:
         self.surrogate = sch.SurrogateOptions(p["fse_form"], p["sub_exp_params"], p["eq11_noise_coef"], bool(p["literal_eq12"]))
         self.random_constant = p["random_constant"]
 
-    def single_client_sweep(self, client: int, eps_bar: float) -> tuple[np.ndarray, np.ndarray]:
-        """Fig. 2 schedules (client ``client`` ages 9..0, i.e. t_c = 1..10; others age 0) and their LD."""
+    def sweep_ages(self, client: int) -> np.ndarray:
+        """Fig. 2 schedules: client ``client`` at t_c = 1..t_agg (ages t_agg-1..0), the others at age 0."""
         T, m = self.db.t_agg, self.db.num_clients
         ages = np.zeros((T, m), dtype=int)
-        ages[:, client] = T - np.arange(1, T + 1)                # t_c = 1..T  ->  a = T - t_c
+        ages[:, client] = T - np.arange(1, T + 1)
+        return ages
+
+    def single_client_sweep(self, client: int, eps_bar: float, sensitivity: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Fig. 2 schedules of ``client`` and their exact loss difference (G1) with adaptive noise (5)."""
+        ages = self.sweep_ages(client)
         eps_c = th.classic_epsilons(self.tables, ages, eps_bar, "adaptive")
-        return ages, th.loss_difference(self.tables, ages, eps_c, self.n, self.s)
+        return ages, th.loss_difference(self.tables, ages, eps_c, self.n, self.s if sensitivity is None else sensitivity)
 
-    def curves(self, eps_grid) -> dict:
-        return sch.scheme_curves(self.tables, eps_grid, self.n, self.s, self.schedules, self.surrogate, self.random_constant)
+    def curves(self, eps_grid, fse_form: str | None = None) -> dict:
+        surrogate = self.surrogate if fse_form is None else sch.SurrogateOptions(
+            fse_form, self.surrogate.sub_exp_params, self.surrogate.eq11_noise_coef, self.surrogate.literal_eq12)
+        return sch.scheme_curves(self.tables, eps_grid, self.n, self.s, self.schedules, surrogate, self.random_constant)
+
+    def draws(self, seed: int, replicates: int, streams):
+        return sim.draw_monte_carlo(self.db, self.n, replicates, streams.numpy("data"), streams.numpy("dp_noise"))
 
 
-def _streams_draws(model: Model, seed: int, replicates: int):
-    streams = RngStreams(seed)
-    draws = sim.draw_monte_carlo(model.db, model.n, replicates, streams.numpy("data"), streams.numpy("dp_noise"))
-    return streams, draws
+def _json(curves: dict) -> dict:
+    return {k: {name: np.asarray(v).tolist() for name, v in curves[k].items()} for k in sch.SCHEMES}
 
 
 # ---------------------------------------------------------------------------------------------- fig2
 
 
-def run_fig2(p: dict, seed: int, log=print) -> dict:
+def shape_region(model: Model, eps_values, s_values) -> dict:
+    """Where each Fig. 2 panel has the paper's shape, on an (eps_bar, s) grid: flags[client][i_eps][i_s].
+
+    (G1) is ``data + s^2 * noise`` with both parts independent of s, so each eps_bar costs one sweep."""
+    m = model.db.num_clients
+    flags = np.zeros((m, len(eps_values), len(s_values)), dtype=bool)
+    s2 = np.asarray(s_values, dtype=float) ** 2
+    for j, eps in enumerate(eps_values):
+        for i in range(m):
+            ages = model.sweep_ages(i)
+            data, noise = th.loss_difference_parts(model.tables, ages, th.classic_epsilons(model.tables, ages, eps, "adaptive"),
+                                                   model.n)
+            ld = data[None, :] + s2[:, None] * noise[None, :]          # [len(s), T]
+            flags[i, j] = [checks.panel_shape_holds(row, checks.PANEL_SHAPES[i]) for row in ld]
+    return {"epsilon": list(map(float, eps_values)), "sensitivity": list(map(float, s_values)),
+            "holds": flags.astype(int).tolist()}
+
+
+def run_fig2_exact(p: dict, log=print) -> dict:
     model = Model(p)
-    m, T = model.db.num_clients, model.db.t_agg
     eps_bar = float(p["fig2_epsilon"])
-    out = {"t_c": list(range(1, T + 1)), "epsilon": eps_bar, "seed": seed, "clients": []}
-    R = int(p["mc_replicates"])
-    _, draws = _streams_draws(model, seed, R) if R > 0 else (None, None)
-    for i in range(m):
+    out = {"t_c": list(range(1, model.db.t_agg + 1)), "epsilon": eps_bar, "sensitivity": model.s, "clients": []}
+    for i in range(model.db.num_clients):
         ages, ld = model.single_client_sweep(i, eps_bar)
-        entry = {"loss": ld.tolist(), "extra": {}}
-        for e in p["fig2_extra_epsilons"]:
-            entry["extra"][f"{float(e):g}"] = model.single_client_sweep(i, float(e))[1].tolist()
-        if draws is not None:
-            eps_c = th.classic_epsilons(model.tables, ages, eps_bar, "adaptive")
-            mc = [sim.mc_loss_difference(draws, a, e, model.s) for a, e in zip(ages, eps_c)]
-            entry["mc_mean"], entry["mc_se"] = [x[0] for x in mc], [x[1] for x in mc]
-        out["clients"].append(entry)
-    out["mc_replicates"] = R
-    log(f"fig2: {m} panels x {T} collection times, MC R={R}")
+        eps_c = th.classic_epsilons(model.tables, ages, eps_bar, "adaptive")
+        out["clients"].append({
+            "loss": ld.tolist(),
+            "extra": {f"{float(e):g}": model.single_client_sweep(i, float(e))[1].tolist() for e in p["fig2_extra_epsilons"]},
+            "epsilon_c": eps_c[:, i].tolist(),                      # the swept client's classical budget per t_c
+            "delta": th.at_ages(model.tables.delta, ages)[:, i].tolist()})
+    (e_lo, e_hi), (s_lo, s_hi), k = p["fig2_region_epsilon_range"], p["fig2_region_sensitivity_range"], int(p["fig2_region_points"])
+    out["region"] = shape_region(model, np.geomspace(e_lo, e_hi, k), np.geomspace(s_lo, s_hi, k))
+    log(f"fig2_exact: {model.db.num_clients} panels x {model.db.t_agg} collection times; region map {k} x {k}")
+    return out
+
+
+def run_fig2_mc(p: dict, seed: int, streams, log=print) -> dict:
+    model = Model(p)
+    eps_bar, R = float(p["fig2_epsilon"]), int(p["mc_replicates"])
+    draws = model.draws(seed, R, streams)
+    out = {"seed": seed, "replicates": R, "epsilon": eps_bar, "clients": []}
+    for i in range(model.db.num_clients):
+        ages = model.sweep_ages(i)
+        eps_c = th.classic_epsilons(model.tables, ages, eps_bar, "adaptive")
+        mc = [sim.mc_loss_difference(draws, a, e, model.s) for a, e in zip(ages, eps_c)]
+        out["clients"].append({"mc_mean": [x[0] for x in mc], "mc_se": [x[1] for x in mc]})
+    log(f"fig2_mc: seed {seed}, R = {R} at {model.db.num_clients * model.db.t_agg} points")
     return out
 
 
 # ---------------------------------------------------------------------------------------------- fig3
 
 
-def _mc_scheme_points(model: Model, curves: dict, eps_grid, draws, sched_rng) -> dict:
-    """MC at every plotted point: the chosen schedule (schemes 3-6) or a random schedule per replicate (1-2)."""
-    R, m = draws.replicates, model.db.num_clients
-    random_ages = sch.uniform_random_schedules(model.db.t_agg, m, R, sched_rng, bool(model.params["distinct_slots"]))
+def _release_epsilons(model: Model, curves: dict, eps_grid) -> dict:
+    """Per scheme and eps_bar: each client's classical budget eps_c,i (chosen schedule; for the random
+    schemes the largest over all schedules, since any may be drawn) and the age-dependent epsilon that
+    Prop. 1 gives back for it (max over clients)."""
+    mode_of = {"rc": "classic" if model.random_constant == "classic" else "constant", "ra": "adaptive",
+               "nc": "constant", "sc": "constant", "na": "adaptive", "sa": "adaptive"}
+    out = {k: {"epsilon_c": [], "age_dependent_epsilon": [], "certified_epsilon": []} for k in sch.SCHEMES}
+    for j, eps_bar in enumerate(eps_grid):
+        for k in sch.SCHEMES:
+            ages = model.schedules if k in ("rc", "ra") else np.asarray(curves[k]["ages"][j])[None, :]
+            eps_c = th.classic_epsilons(model.tables, ages, eps_bar, mode_of[k])
+            delta = th.at_ages(model.tables.delta, ages)
+            per_client = eps_c.max(axis=0)
+            out[k]["epsilon_c"].append(per_client.tolist())
+            out[k]["age_dependent_epsilon"].append(float(age_dependent_epsilon(delta, eps_c).max()))
+            worst = float(per_client.max())   # the largest classical epsilon of any client's single release
+            out[k]["certified_epsilon"].append(certified_laplace_epsilon(model.s / worst, model.s))
+    return out
+
+
+def run_fig3_exact(p: dict, log=print) -> dict:
+    model = Model(p)
+    eps_grid = [float(e) for e in p["epsilon_grid"]]
+    curves = model.curves(eps_grid)
+    other = OTHER_FSE[p["fse_form"]]
+    alt = model.curves(eps_grid, fse_form=other)
+    log(f"fig3_exact: {curves['num_schedules']} schedules x {len(eps_grid)} privacy levels, f~_SE {p['fse_form']} "
+        f"(and {other} for the numerical-opt schemes)")
+    ages = np.arange(model.db.t_agg)
+    delta = model.tables.delta
+    every_age = np.tile(ages[:, None], (1, delta.shape[0]))
+    return {
+        "epsilon_grid": eps_grid, "num_schedules": curves["num_schedules"], "t_agg": model.db.t_agg,
+        "num_clients": model.db.num_clients, "sensitivity": model.s, "fse_form": p["fse_form"],
+        "schemes": _json(curves),
+        "alternative": {"fse_form": other, "schemes": {k: v for k, v in _json(alt).items() if k in ("nc", "na")}},
+        "calibration": {"delta": delta.tolist(), "ages": ages.tolist(),
+                        "epsilon_c": [th.classic_epsilons(model.tables, every_age, e, "adaptive").T.tolist() for e in eps_grid]},
+        "parametric": sch.parametric_constant_curves(model.tables, eps_grid, model.n, model.s, model.schedules, model.surrogate),
+        "releases": _release_epsilons(model, curves, eps_grid),
+        "pure_dp_delta": PURE_DP_DELTA,
+    }
+
+
+def run_fig3_mc(p: dict, seed: int, streams, log=print) -> dict:
+    """Monte Carlo at every plotted point: the chosen schedule (schemes 3-6) or a random schedule per
+    replicate (schemes 1-2), with common random numbers across schemes and eps_bar."""
+    model = Model(p)
+    eps_grid = [float(e) for e in p["epsilon_grid"]]
+    curves = model.curves(eps_grid)
+    R = int(p["mc_replicates"])
+    draws = model.draws(seed, R, streams)
+    m = model.db.num_clients
+    random_ages = sch.uniform_random_schedules(model.db.t_agg, m, R, streams.numpy("scheduling"), bool(p["distinct_slots"]))
     mode_of = {"rc": "classic" if model.random_constant == "classic" else "constant", "ra": "adaptive",
                "nc": "constant", "sc": "constant", "na": "adaptive", "sa": "adaptive"}
     out = {k: {"mc_mean": [], "mc_se": []} for k in sch.SCHEMES}
     for j, eps_bar in enumerate(eps_grid):
         for k in sch.SCHEMES:
-            ages = random_ages if k in ("rc", "ra") else curves[k]["ages"][j][None, :]
-            eps_c = th.classic_epsilons(model.tables, ages, eps_bar, mode_of[k])
-            mean, se = sim.mc_loss_difference(draws, ages if k in ("rc", "ra") else ages[0],
-                                              eps_c if k in ("rc", "ra") else eps_c[0], model.s)
+            if k in ("rc", "ra"):
+                ages = random_ages
+                eps_c = th.classic_epsilons(model.tables, ages, eps_bar, mode_of[k])
+            else:
+                ages = np.asarray(curves[k]["ages"][j])
+                eps_c = th.classic_epsilons(model.tables, ages[None, :], eps_bar, mode_of[k])[0]
+            mean, se = sim.mc_loss_difference(draws, ages, eps_c, model.s)
             out[k]["mc_mean"].append(mean)
             out[k]["mc_se"].append(se)
-    return out
-
-
-def _mc_objective_variant(model: Model, eps_grid, draws, replicates: int) -> dict:
-    """``sim_objective = mc``: argmin over the MC estimates of all schedules (common random numbers)."""
-    out = {}
-    for key, mode in (("sc", "constant"), ("sa", "adaptive")):
-        rows = {"ages": [], "mc_min": [], "exact_at_mc_choice": [], "winners_curse_gap": []}
-        for eps_bar in eps_grid:
-            eps_c = th.classic_epsilons(model.tables, model.schedules, eps_bar, mode)
-            est = sim.mc_loss_all_schedules(draws, model.schedules, eps_c, model.s, replicates)
-            best = sch.exhaustive_schedule_search(est)
-            exact = float(th.loss_difference(model.tables, model.schedules[best:best + 1], eps_c[best:best + 1], model.n, model.s)[0])
-            rows["ages"].append(model.schedules[best].tolist())
-            rows["mc_min"].append(float(est[best]))
-            rows["exact_at_mc_choice"].append(exact)
-            rows["winners_curse_gap"].append(float(est[best]) - exact)
-        out[key] = rows
-    return out
-
-
-def run_fig3(p: dict, seed: int, log=print) -> dict:
-    model = Model(p)
-    eps_grid = [float(e) for e in p["epsilon_grid"]]
-    curves = model.curves(eps_grid)
-    log(f"fig3: exact curves over {curves['num_schedules']} schedules x {len(eps_grid)} privacy levels")
-    out = {"epsilon_grid": eps_grid, "seed": seed, "num_schedules": curves["num_schedules"],
-           "t_agg": model.db.t_agg, "num_clients": model.db.num_clients, "schemes": {}}
-    for k in sch.SCHEMES:
-        out["schemes"][k] = {name: np.asarray(val).tolist() for name, val in curves[k].items()}
-    R = int(p["mc_replicates"])
-    if R > 0:
-        streams, draws = _streams_draws(model, seed, R)
-        mc = _mc_scheme_points(model, curves, eps_grid, draws, streams.numpy("scheduling"))
-        for k in sch.SCHEMES:
-            out["schemes"][k].update(mc[k])
-        log(f"fig3: Monte Carlo R={R} at every plotted point")
-        R_obj = int(p["mc_objective_replicates"])
-        if R_obj > 0:
-            out["mc_objective"] = _mc_objective_variant(model, eps_grid, draws, R_obj)
-            out["mc_objective_replicates"] = min(R_obj, R)
-            log(f"fig3: sim_objective = mc variant, R={min(R_obj, R)}")
-    out["mc_replicates"] = R
-    ages = np.arange(model.db.t_agg)
-    delta = model.tables.delta
-    out["calibration"] = {"delta": delta.tolist(), "ages": ages.tolist(),
-                          "epsilon_c": [th.classic_epsilons(model.tables, np.tile(ages[:, None], (1, delta.shape[0])), e,
-                                                            "adaptive").T.tolist() for e in eps_grid]}
-    param = sch.parametric_constant_curves(model.tables, eps_grid, model.n, model.s, model.schedules, model.surrogate)
-    out["parametric"] = param
-    return out
+    log(f"fig3_mc: seed {seed}, R = {R} at {len(eps_grid) * len(sch.SCHEMES)} points")
+    return {"seed": seed, "replicates": R, "epsilon_grid": eps_grid, "schemes": out}
 
 
 # ---------------------------------------------------------------------------------------------- table91
-
-
-def fig2_shapes_hold(model: Model, eps_bar: float) -> bool:
-    """C1-C3 on the exact Fig. 2 curves of ``model`` at ``eps_bar``."""
-    ok = []
-    for i in range(model.db.num_clients):
-        ld = model.single_client_sweep(i, eps_bar)[1]
-        ok.append(fig2_panel_shape(ld, monotone=(i == 0)))
-    return all(ok)
-
-
-def fig2_panel_shape(ld, monotone: bool, interior_ratio: float = 0.95) -> bool:
-    """C1 (``monotone``): argmin at the last time and non-increasing; C2/C3: interior argmin with
-    ``min <= interior_ratio * min(ends)``."""
-    ld = np.asarray(ld, dtype=float)
-    k = int(np.argmin(ld))
-    if monotone:
-        return k == len(ld) - 1 and bool(np.all(np.diff(ld) <= 0))
-    return 0 < k < len(ld) - 1 and ld[k] <= interior_ratio * min(ld[0], ld[-1])
 
 
 def run_table91(p: dict, log=print) -> dict:
@@ -195,30 +219,35 @@ def run_table91(p: dict, log=print) -> dict:
     for label, overrides in SENSITIVITY_VARIANTS:
         model = Model({**p, **overrides})
         curves = model.curves(eps_grid)
-        loss = {k: curves[k]["loss"] for k in sch.SCHEMES}
-        inv = {k: curves[k]["inv_eps"] for k in sch.SCHEMES}
-        row = {"variant": label, "overrides": overrides, **checks.fig3_summary(loss, inv, eps_grid),
-               "C1_C3": fig2_shapes_hold(model, float(p["fig2_epsilon"]))}
+        loss = {k: np.asarray(curves[k]["loss"]) for k in sch.SCHEMES}
+        inv = {k: np.asarray(curves[k]["inv_eps"]) for k in sch.SCHEMES}
+        shapes = checks.fig2_shapes([model.single_client_sweep(i, float(p["fig2_epsilon"]))[1]
+                                     for i in range(model.db.num_clients)])
+        row = {"variant": label, "overrides": overrides, **checks.fig3_summary(loss, inv),
+               "Fig. 2 shapes": int(sum(shapes))}
         rows.append(row)
-        log(f"table91: {label}: C5 {row['C5']}/{len(eps_grid)}, C9 max(<=0.2) {row['C9_max_ratio_low']:.3f}")
+        log(f"table91: {label}: 4 beats 1, 2 on {row['4 beats 1, 2']}/{len(eps_grid)}; Fig. 2 shapes {sum(shapes)}/3")
     return {"epsilon_grid": eps_grid, "rows": rows}
-
-
-def age_dependent_check(delta, eps_c) -> np.ndarray:
-    """Prop. 1 applied to stored (Delta, eps_c) pairs (used by C15)."""
-    return age_dependent_epsilon(np.asarray(delta), np.asarray(eps_c))
 
 
 # ---------------------------------------------------------------------------------------------- tasks
 # (experiments.TASKS): fn(spec, ctx) -> JSON-able dict
 
 
-def fig2(spec, ctx) -> dict:
-    return run_fig2(spec.params, spec.seed, ctx.log)
+def fig2_exact(spec, ctx) -> dict:
+    return run_fig2_exact(spec.params, ctx.log)
 
 
-def fig3(spec, ctx) -> dict:
-    return run_fig3(spec.params, spec.seed, ctx.log)
+def fig2_mc(spec, ctx) -> dict:
+    return run_fig2_mc(spec.params, spec.seed, ctx.streams(spec), ctx.log)
+
+
+def fig3_exact(spec, ctx) -> dict:
+    return run_fig3_exact(spec.params, ctx.log)
+
+
+def fig3_mc(spec, ctx) -> dict:
+    return run_fig3_mc(spec.params, spec.seed, ctx.streams(spec), ctx.log)
 
 
 def table91(spec, ctx) -> dict:

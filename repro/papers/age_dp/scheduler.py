@@ -1,4 +1,4 @@
-"""Age-aware schedule search (§III-B) and the six schemes of §IV-B (guide §6).
+"""Age-aware schedule search (§III-B) and the six schemes of §IV-B.
 
 A schedule is a tuple of ages ``(a_1..a_m)``, ``a_i = t_agg - t_c,i``. The search is exhaustive over
 all ``t_agg^m`` schedules (or the ``t_agg!/(t_agg-m)!`` with distinct slots), vectorised: the
@@ -73,7 +73,7 @@ def uniform_random_schedules(t_agg: int, m: int, size: int, rng: np.random.Gener
 
 @dataclass(frozen=True)
 class SurrogateOptions:
-    """Flags of the Theorem-1 surrogate (G2) (guide §8 D6-D9)."""
+    """Flags of the Theorem-1 surrogate (G2) (README: decisions)."""
 
     fse_form: str = "standard"
     sub_exp_params: str = "paper"
@@ -132,7 +132,7 @@ def _store(curve: dict, j: int, best: int, schedules, loss, inv) -> None:
 
 def parametric_constant_curves(tables: th.AgeTables, eps_c_grid, n: int, sensitivity: float, schedules: np.ndarray,
                                surrogate: SurrogateOptions = SurrogateOptions()) -> dict:
-    """Guide §6 flag ``constant_noise = parametric``: every client uses the same fixed ``eps_c``;
+    """The paper's other reading of scheme 3 (README: decisions): every client uses the same fixed ``eps_c``;
     schemes 3 (argmin (G2)) and 5 (argmin (G1)) pick a schedule at that noise and are plotted at the
     achieved target ``x = max_i ln(1 + Delta_i(a_i)(e^{eps_c} - 1))`` (CSV-only series)."""
     from repro.privacy.age_dependent import age_dependent_epsilon

@@ -1,4 +1,4 @@
-"""Monte-Carlo estimate of the loss difference (the paper's "simulation"; guide §2.7).
+"""Monte-Carlo estimate of the loss difference (the paper's "simulation").
 
 Fast path (vectorised numpy, common random numbers): for every client ``i`` and age ``a`` the
 deviation ``d_i(a) = W_i - (1/n) sum_j v(Z_ij^(t_agg))`` of one replicate is drawn *exactly* from

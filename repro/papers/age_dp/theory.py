@@ -68,7 +68,7 @@ class AgeTables:
 
 
 def age_tables(db: MarkovEnergyDatabase, delta_mode: str = "bound") -> AgeTables:
-    """Compute :class:`AgeTables` from the pair laws of ``db`` (guide §2.5 ``precompute``)."""
+    """Compute :class:`AgeTables` from the pair laws of ``db``."""
     if delta_mode not in DELTA_MODES:
         raise ValueError(f"unknown delta_mode {delta_mode!r}; allowed: {', '.join(DELTA_MODES)}")
     v = db.value_array
@@ -95,7 +95,7 @@ def age_tables(db: MarkovEnergyDatabase, delta_mode: str = "bound") -> AgeTables
                      delta=delta, slem=slem)
 
 
-def _gather(table: np.ndarray, ages: np.ndarray) -> np.ndarray:
+def at_ages(table: np.ndarray, ages: np.ndarray) -> np.ndarray:
     """``table[i, ages[s, i]]`` as ``[S, m]``."""
     ages = np.asarray(ages)
     if ages.ndim != 2 or ages.shape[1] != table.shape[0]:
@@ -106,7 +106,7 @@ def _gather(table: np.ndarray, ages: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# privacy budgets of the noise modes (§IV-B, guide §6)
+# privacy budgets of the noise modes (§IV-B)
 
 
 def classic_epsilons(tables: AgeTables, ages: np.ndarray, eps_bar: float, mode: str) -> np.ndarray:
@@ -117,7 +117,7 @@ def classic_epsilons(tables: AgeTables, ages: np.ndarray, eps_bar: float, mode: 
     """
     if mode not in NOISE_MODES:
         raise ValueError(f"unknown noise mode {mode!r}; allowed: {', '.join(NOISE_MODES)}")
-    delta = _gather(tables.delta, ages)
+    delta = at_ages(tables.delta, ages)
     if mode == "classic":
         return np.full(delta.shape, float(eps_bar))
     adaptive = classic_epsilon_for_age_target(delta, eps_bar)   # (5)
@@ -136,11 +136,19 @@ def loss_difference(tables: AgeTables, ages: np.ndarray, eps_c: np.ndarray, n: i
     Exact expectation of ``L(W~, D^(t_agg)) - L(w*, D^(t_agg))`` for the squared loss with ``p_i = 1/m``
     (objective (3a)); returns ``[S]``.
     """
+    laplace_scale(sensitivity, eps_c)  # validates both
+    data, noise_per_s2 = loss_difference_parts(tables, ages, eps_c, n)
+    return data + float(sensitivity) ** 2 * noise_per_s2
+
+
+def loss_difference_parts(tables: AgeTables, ages: np.ndarray, eps_c: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(G1) split by its dependence on the sensitivity s: ``LD = data + s^2 * noise_per_s2``, with
+    ``data = [(sum_i e_i)^2 + (1/n) sum_i sigma_i^2] / m^2`` and ``noise_per_s2 = sum_i 2 / eps_c,i^2 / m^2``."""
     m = tables.num_clients
-    e = _gather(tables.bias, ages)
-    var = _gather(tables.drift_var, ages)
-    eta = laplace_scale(sensitivity, eps_c)
-    return (e.sum(axis=1) ** 2 + var.sum(axis=1) / n + (2.0 * eta**2).sum(axis=1)) / m**2
+    e = at_ages(tables.bias, ages)
+    var = at_ages(tables.drift_var, ages)
+    eps_c = np.asarray(eps_c, dtype=float)
+    return (e.sum(axis=1) ** 2 + var.sum(axis=1) / n) / m**2, (2.0 / eps_c**2).sum(axis=1) / m**2
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,7 +167,7 @@ def fse_inverse(info, nu, alpha, form: str = "standard"):
     """``f~_SE(I)`` after eq. (9), the inverse Legendre transform of ``psi(l) = l^2 nu^2 / 2`` on [0, 1/alpha].
 
     ``standard``: ``nu sqrt(2 I)`` if ``I <= nu^2/(2 alpha^2)`` else ``alpha I + nu^2/(2 alpha)`` (continuous);
-    ``printed``: the paper's ``sqrt(4 nu I)`` / ``nu^2/(2 alpha^2) + alpha I`` (guide §2.8 erratum).
+    ``printed``: the paper's ``sqrt(4 nu I)`` / ``nu^2/(2 alpha^2) + alpha I`` (README: the f~_SE erratum).
     """
     if form not in FSE_FORMS:
         raise ValueError(f"unknown fse_form {form!r}; allowed: {', '.join(FSE_FORMS)}")
@@ -180,7 +188,7 @@ def upper_bound(tables: AgeTables, ages: np.ndarray, eps_c: np.ndarray, n: int, 
     """(G2) ``UB = sum_i p_i f~(I_i) + Var(w*) + Var(W) + (E W - mu)^2 + c sum_i 2 eta_i^2``, ``[S]``.
 
     ``c = 1/m`` as printed in (11)-(12) (``eq11_noise_coef = "1/m^2"`` for the true coefficient);
-    ``literal_eq12`` adds the spurious ``C + Var(w*)`` of the printed "+L(w*)" term (guide §2.4).
+    ``literal_eq12`` adds the spurious ``C + Var(w*)`` of the printed "+L(w*)" term (README).
     With ``p_i = 1/m``.
     """
     if eq11_noise_coef not in EQ11_NOISE_COEFS:
@@ -189,12 +197,12 @@ def upper_bound(tables: AgeTables, ages: np.ndarray, eps_c: np.ndarray, n: int, 
     p = 1.0 / m
     eta = laplace_scale(sensitivity, eps_c)
     nu, alpha = sub_exponential_parameters(eta, sub_exp_params)
-    info = _gather(tables.mutual_info, ages)
+    info = at_ages(tables.mutual_info, ages)
     generalisation = p * fse_inverse(info, nu, alpha, fse_form).sum(axis=1)              # (9), (10)
-    var_t, mean_t = _gather(tables.var_t, ages), _gather(tables.mean_t, ages)
+    var_t, mean_t = at_ages(tables.var_t, ages), at_ages(tables.mean_t, ages)
     var_star = (p**2 * var_t / n).sum(axis=1)
-    var_w = (_gather(tables.var_c, ages) / n).sum(axis=1) / m**2
-    bias_sq = (p * _gather(tables.bias, ages).sum(axis=1)) ** 2
+    var_w = (at_ages(tables.var_c, ages) / n).sum(axis=1) / m**2
+    bias_sq = (p * at_ages(tables.bias, ages).sum(axis=1)) ** 2
     coef = 1.0 / m if eq11_noise_coef == "1/m" else 1.0 / m**2
     noise = coef * (2.0 * eta**2).sum(axis=1)                                              # (11)
     ub = generalisation + var_star + var_w + bias_sq + noise                               # (12), corrected

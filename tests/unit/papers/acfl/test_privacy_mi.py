@@ -1,4 +1,4 @@
-"""Theorem 1 (eq. 17) and its inverse against the guide's section 3.1 values (claims C1, C2)."""
+"""Theorem 1 (eq. 17) and its inverse against values computed from the formula; the Stage-1 sensitivity."""
 
 import math
 
@@ -68,3 +68,26 @@ def test_scfl_rank_one_variant_and_unknown_map():
     assert scfl_epsilon_fallback(s, 10, "rank_one") == pytest.approx(2.0)
     with pytest.raises(ValueError, match="allowed: conservative, rank_one"):
         scfl_sigma2_for_epsilon_fallback(1.0, 10, "nope")
+
+
+def test_stage1_entry_sensitivity_is_attained():
+    """One entry X_{1,1} in [-1, 1] moves the upload (X^T X, X^T Y) by at most 2 sqrt(2(d-1) + o) in L2,
+    attained with entries at +-1; no pair (a, b) in [-1, 1]^2 moves it further."""
+    import math
+
+    from repro.papers.acfl.runs import acfl_entry_sensitivity
+
+    d, o = 4, 3
+    X, Y = np.ones((5, d)), np.ones((5, o))
+    Xp = X.copy()
+    Xp[0, 0] = -1.0
+    moved = np.sqrt(np.sum((X.T @ X - Xp.T @ Xp) ** 2) + np.sum((X.T @ Y - Xp.T @ Y) ** 2))
+    assert moved == pytest.approx(acfl_entry_sensitivity(d, o)) and acfl_entry_sensitivity(10, 10) == pytest.approx(2 * math.sqrt(28))
+    grid = np.linspace(-1, 1, 41)
+    worst = 0.0
+    for a in grid:
+        for b in grid:
+            Xa, Xb = X.copy(), X.copy()
+            Xa[0, 0], Xb[0, 0] = a, b
+            worst = max(worst, np.sum((Xa.T @ Xa - Xb.T @ Xb) ** 2) + np.sum((Xa.T @ Y - Xb.T @ Y) ** 2))
+    assert math.sqrt(worst) <= acfl_entry_sensitivity(d, o) + 1e-12

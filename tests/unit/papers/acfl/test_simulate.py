@@ -9,7 +9,7 @@ from repro.papers.acfl.problem import linear_regression_federated
 
 
 def naive_train(X, Y, W0, HX, HY, p, alpha_rule, s1, s2, U, eta0, T):
-    """Algorithm 1 written literally, one device at a time (the guide's pseudo-code, section 2.10)."""
+    """Algorithm 1 written literally, one device at a time (one device at a time, as in Algorithm 1)."""
     N, _, d = X.shape
     o = Y.shape[-1]
     W = W0.copy()
@@ -116,8 +116,8 @@ def test_bias_floor_point_is_stationary_for_fixed_alpha():
 
 def test_record_grid_and_validation():
     ts = simulate.record_iterations(1000)
-    assert len(ts) == 191 and ts[0] == 0 and ts[-1] == 1000
-    assert list(simulate.record_iterations(50)) == list(range(51))
+    assert len(ts) == 38 and ts[0] == 0 and ts[-1] == 1000 and {1, 10, 100, 150, 950} <= set(ts.tolist())
+    assert list(simulate.record_iterations(50)) == list(range(11)) + [20, 30, 40, 50]
     pr = linear_regression_federated(RngStreams(0), N=3, m=10, d=2, o=2)
     sp = simulate.StackedProblem.from_problems([pr])
     with pytest.raises(ValueError, match="uniforms must have shape"):
@@ -134,7 +134,7 @@ def test_generator_is_seeded_and_follows_section_v():
     assert a.X.shape == (100, 100, 10) and np.abs(a.X).max() <= 1 and np.abs(a.Y).max() < 1
     assert 0 <= a.W_true.min() and a.W_true.max() <= 1 / 30 and 0 <= a.W0.min() and a.W0.max() <= 1 / 30
     assert not np.allclose(a.W0, a.W_true)
-    assert 20 < a.loss(a.W0) < 45  # guide 3.4: f(W0) about 27-36
+    assert 20 < a.loss(a.W0) < 45  # f(W0) is about 27-36 for this generator
     with pytest.raises(ValueError, match="m_i > d"):
         linear_regression_federated(RngStreams(0), m=5, d=10)
 

@@ -1,4 +1,4 @@
-"""repro.privacy.age_dependent and repro.privacy.laplace_mechanism against the guide's values (§3)."""
+"""repro.privacy.age_dependent and repro.privacy.laplace_mechanism against values computed from the closed forms."""
 
 import numpy as np
 import pytest
@@ -121,3 +121,23 @@ def test_add_laplace_noise_is_per_client_and_seeded():
     np.testing.assert_array_equal(noisy, add_laplace_noise(update, scales, np.random.default_rng(0)))
     with pytest.raises(ValueError, match="one scale per client"):
         add_laplace_noise(np.zeros((2, 3)), scales, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("sensitivity, epsilon, releases", [(1.8, 0.1, 1), (1.8, 0.7662, 1), (1.0, 0.5, 3)])
+def test_certified_laplace_epsilon_is_pure_dp(sensitivity, epsilon, releases):
+    from repro.privacy.laplace_mechanism import certified_laplace_epsilon
+
+    got = certified_laplace_epsilon(laplace_scale(sensitivity, epsilon), sensitivity, releases)
+    assert got == pytest.approx(releases * epsilon, rel=1e-6)
+
+
+def test_certified_laplace_epsilon_rejects_bad_input():
+    from repro.privacy.laplace_mechanism import certified_laplace_epsilon
+
+    assert certified_laplace_epsilon(0.0, 1.8) == float("inf")
+    for call, match in ((lambda: certified_laplace_epsilon(1.0, 0.0), "sensitivity"),
+                        (lambda: certified_laplace_epsilon(-1.0, 1.0), "scale"),
+                        (lambda: certified_laplace_epsilon(1.0, 1.0, releases=0), "releases"),
+                        (lambda: certified_laplace_epsilon(1.0, 1.0, delta=0.0), "delta")):
+        with pytest.raises(ValueError, match=match):
+            call()

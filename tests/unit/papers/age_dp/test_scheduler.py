@@ -1,4 +1,4 @@
-"""Schedule search and the six schemes of Fig. 3 against the guide's table (§4), and Fig. 2's curves."""
+"""Schedule search and the six schemes of Fig. 3 against values computed from (G1), (G2), and Fig. 2's curves."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,8 @@ from repro import experiment as ex
 from repro.papers.age_dp import scheduler as sch
 from repro.papers.age_dp import theory as th
 from repro.papers.age_dp.markov_database import MarkovEnergyDatabase
-from repro.papers.age_dp.runs import Model, fig2_panel_shape
+from repro.papers.age_dp.checks import fig2_shapes, fresher_is_better, interior_optimum
+from repro.papers.age_dp.runs import Model, shape_region
 
 GRID = [0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 
@@ -34,7 +35,7 @@ def test_search_breaks_ties_by_first_schedule():
         sch.exhaustive_schedule_search(np.array([1.0, np.nan]))
 
 
-# guide §4 table: eps_bar -> (rc, ra, nc, sc, na, sa)
+# computed from (G1), (G2): eps_bar -> (rc, ra, nc, sc, na, sa)
 TABLE = {
     0.01: (21683.8, 12217.2, 10944.4, 10929.5, 3909.3, 3909.3),
     0.1: (299.8, 207.2, 151.2, 136.2, 79.6, 74.2),
@@ -99,10 +100,23 @@ def test_fig2_curves(client, expected):
     ages, ld = model.single_client_sweep(client, 0.1)
     np.testing.assert_allclose(ld, expected, atol=5e-3)
     assert ages[0, client] == 9 and ages[-1, client] == 0
-    assert fig2_panel_shape(ld, monotone=(client == 0))
+    assert (fresher_is_better if client == 0 else interior_optimum)(ld)
 
 
 def test_fig2_shapes_fail_outside_window():
     model = Model(ex.load_params("age_dp", "paper"))
-    assert not fig2_panel_shape(model.single_client_sweep(1, 0.3)[1], monotone=False)   # argmin t_c = 10 at 0.3
-    assert not fig2_panel_shape(model.single_client_sweep(0, 0.03)[1], monotone=True)   # argmin t_c = 1 at 0.03
+    assert not interior_optimum(model.single_client_sweep(1, 0.3)[1])    # argmin t_c = 10 at 0.3
+    assert not fresher_is_better(model.single_client_sweep(0, 0.03)[1])  # argmin t_c = 1 at 0.03
+    assert fig2_shapes([model.single_client_sweep(i, 0.1)[1] for i in range(3)]) == [True, True, True]
+
+
+def test_shape_region_matches_direct_sweeps():
+    """The (eps_bar, s) map uses LD = data + s^2 noise; it must agree with sweeps at each s."""
+    model = Model(ex.load_params("age_dp", "paper"))
+    eps, sens = [0.03, 0.1, 0.3], [0.9, 1.8, 5.4]
+    holds = np.asarray(shape_region(model, eps, sens)["holds"])
+    for je, e in enumerate(eps):
+        for js, s in enumerate(sens):
+            direct = fig2_shapes([model.single_client_sweep(i, e, sensitivity=s)[1] for i in range(3)])
+            assert holds[:, je, js].tolist() == [int(v) for v in direct]
+    assert holds[:, 1, 1].tolist() == [1, 1, 1]          # the run's point (0.1, 1.8)

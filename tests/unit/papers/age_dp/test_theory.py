@@ -1,4 +1,4 @@
-"""Closed forms (G1), (G2), eq. (10) and the Markov database against the guide's reference values (§3)."""
+"""Closed forms (G1), (G2), eq. (10) and the Markov database against values computed from the closed forms."""
 
 import numpy as np
 import pytest
