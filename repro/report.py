@@ -53,6 +53,8 @@ def effect_text(c: dict) -> str:
     if c.get("effect") is None and c.get("regenerated") is None:
         return ""
     iv = c.get("interval")
+    if c.get("kind") == "exact" and c.get("regenerated") is not None:
+        return fmt(c["regenerated"])  # an exact check shows the value, not its zero difference
     main = fmt(c["effect"] if c.get("effect") is not None else c.get("regenerated"))
     if iv and iv[0] != iv[1]:
         return f"{main} [{fmt(iv[0])}, {fmt(iv[1])}] (n={c.get('n')})"
