@@ -24,28 +24,22 @@ import torch
 
 
 def bit_length(j: torch.Tensor) -> torch.Tensor:
-    """Number of binary digits of non-negative integers (``bit_length(0) = 0``), exact up to 2^52."""
-    jd = j.to(torch.float64)
-    out = torch.zeros_like(j, dtype=torch.int64)
-    pos = jd > 0
-    out[pos] = torch.floor(torch.log2(jd[pos])).to(torch.int64) + 1
-    # guard the float log2 at exact powers of two
-    too_big = pos & ((torch.ones_like(out) << (out - 1).clamp(min=0)) > j.to(torch.int64))
-    out[too_big] -= 1
-    return out
+    """Number of binary digits of non-negative integers (``bit_length(0) = 0``), exact below 2^53:
+    the exponent of ``frexp`` (``j = m 2^e`` with ``m`` in [0.5, 1))."""
+    return torch.frexp(j.to(torch.float64)).exponent.to(torch.int64)
 
 
 def effective_bits(indices: torch.Tensor, bits: int) -> torch.Tensor:
     """``B_q`` per element (int64, same shape): 1 sign bit + bit_length of the magnitude index."""
-    if not isinstance(bits, int) or not 1 <= bits <= 31:
-        raise ValueError(f"bits R must be an integer in 1..31, got {bits!r}")
-    k = indices.to(torch.int64)
+    if not isinstance(bits, int) or not 1 <= bits <= 24:
+        raise ValueError(f"bits R must be an integer in 1..24, got {bits!r}")
+    k = indices.to(torch.int32)
     top = 2**bits - 1
-    if bool((k < 0).any()) or bool((k > top).any()):
+    lo, hi = torch.aminmax(k)
+    if int(lo) < 0 or int(hi) > top:
         raise ValueError(f"indices must lie in 0..{top} for R={bits}")
-    two_m = 2 * k - top  # odd integer 2m
-    j = (two_m.abs() - 1) // 2
-    return 1 + bit_length(j)
+    j = (2 * k - top).abs_().sub_(1).bitwise_right_shift_(1)  # |m| - 1/2 with m = k - (2^R - 1)/2
+    return 1 + torch.frexp(j.to(torch.float32)).exponent.to(torch.int64)  # exact: j < 2^23
 
 
 def signed_code_bits(codes: torch.Tensor) -> torch.Tensor:
@@ -66,15 +60,16 @@ def run_length_overhead(widths: torch.Tensor, width_bits: int = 4) -> torch.Tens
     if widths.dim() != 2 or widths.shape[1] == 0:
         raise ValueError(f"widths must be [N, P] with P >= 1, got {tuple(widths.shape)}")
     n, p = widths.shape
-    flat = widths.reshape(-1)
-    start = torch.ones_like(flat, dtype=torch.bool)
-    start[1:] = flat[1:] != flat[:-1]
-    start[::p] = True  # every row starts a run
-    begins = start.nonzero().flatten()
-    ends = torch.cat([begins[1:], torch.tensor([flat.numel()], device=flat.device)])
+    small = widths.to(torch.int16) if widths.dtype not in (torch.int8, torch.int16, torch.uint8) else widths
+    start = torch.ones((n, p), dtype=torch.bool, device=widths.device)
+    torch.ne(small[:, 1:], small[:, :-1], out=start[:, 1:])  # every row starts a run at column 0
+    begins = start.reshape(-1).nonzero().flatten()
+    ends = torch.cat([begins[1:], torch.tensor([n * p], device=widths.device)])
+    row = begins // p
+    ends = torch.minimum(ends, (row + 1) * p)
     lengths = ends - begins
     run_bits = (width_bits + elias_gamma_length(lengths)).to(torch.float64)
-    per_row = torch.zeros(n, dtype=torch.float64, device=flat.device).index_add_(0, begins // p, run_bits)
+    per_row = torch.zeros(n, dtype=torch.float64, device=widths.device).index_add_(0, row, run_bits)
     return torch.clamp(per_row / p, max=float(width_bits))
 
 

@@ -9,6 +9,10 @@
   2..256), or (``conversion='classic'``) with Abadi et al.'s conversion ``eps = min_a [T0 RDP_a + ln(1/delta)/(a - 1)]``.
 * :func:`dithered_quantize` -- subtractive dithered quantization with random Gamma-distributed steps
   [30]: the reconstruction error is exactly ``N(0, sigma_D^2)``.
+
+Sensitivity (README of wpfl_minmax, decisions): the Gaussian and MA calibrations take ``s = 2C / b_ref``
+(a per-sample sensitivity of a mean over a batch of ``b_ref`` samples); what is released is a clipped
+*model*, whose L2 sensitivity is ``2C``: ``repro.privacy.certify`` reports both.
 """
 
 from __future__ import annotations
@@ -59,23 +63,24 @@ def reference_batch_size(q: float, train_fraction: float, dataset_size: int, num
     return int(math.floor(q * train_fraction * dataset_size / num_clients))
 
 
-def dithered_quantize(u, sigma_d: float, rng: np.random.Generator):
-    """Subtractive dithered quantization with Gamma(3/2, 1) random half-widths (torch, stacked).
+def dithered_quantize(u, sigma_d: float, generator):
+    """Subtractive dithered quantization with random steps (torch, stacked; ``generator`` a torch.Generator).
 
-    Per coordinate ``G ~ Gamma(3/2, 1)``, step ``Delta = 2 sigma_D sqrt(2 G)``, dither ``U ~ U(-Delta/2,
-    Delta/2)`` from a seed shared with the server; the client sends ``k = round((u + U)/Delta)``, the
-    server reconstructs ``k Delta - U``. ``k Delta - U - u`` is uniform on ``(-Delta/2, Delta/2)`` given
-    Delta, and the chi_3 mixture of such uniforms is exactly ``N(0, sigma_D^2)``.
-    Returns ``(codes k (int64), steps Delta, dither U)``.
+    Per coordinate the half-step is ``sigma_D chi_3`` (``G = chi_3^2 / 2 ~ Gamma(3/2, 1)``, step
+    ``Delta = 2 sigma_D sqrt(2 G) = 2 sigma_D chi_3``), dither ``U ~ U(-Delta/2, Delta/2)``, both from a
+    seed shared with the server; the client sends ``k = round((u + U)/Delta)``, the server reconstructs
+    ``k Delta - U``. ``k Delta - U - u`` is uniform on ``(-Delta/2, Delta/2)`` given Delta, and the chi_3
+    scale mixture of such uniforms is exactly ``N(0, sigma_D^2)``.
+    Returns ``(codes k (int64), steps Delta, dither U)`` (float64).
     """
     import torch
 
     if sigma_d <= 0:
         raise ValueError(f"sigma_d must be > 0, got {sigma_d}")
     shape = tuple(u.shape)
-    g = torch.from_numpy(rng.gamma(1.5, 1.0, size=shape))
-    step = 2 * sigma_d * torch.sqrt(2 * g)
-    dither = (torch.from_numpy(rng.random(shape)) - 0.5) * step
+    chi3 = torch.randn((3, *shape), generator=generator, dtype=torch.float64).square_().sum(0).sqrt_()
+    step = 2 * sigma_d * chi3
+    dither = (torch.rand(shape, generator=generator, dtype=torch.float64) - 0.5) * step
     codes = torch.round((u.double() + dither) / step).to(torch.int64)
     return codes, step, dither
 

@@ -31,8 +31,10 @@ class LinkState:
 class OfdmaChannel:
     """The uplink/downlink channel of N clients at fixed distances (wpfl_minmax Sec. II-C).
 
-    ``bits`` is the quantizer word length R (for rho), ``qam_order`` the constellation size.
-    ``error_free=True`` reports zero BER (the paper's error-free variant) but keeps the rates.
+    ``bits`` is the quantizer word length R (for rho), ``qam_order`` the constellation size,
+    ``snr_per`` how eq. (13) reads the SNR of eq. (12) (:func:`repro.wireless.qam.qam_ber`: ``"symbol"``,
+    the receive SNR is ``Es/N0``; ``"bit"``, as printed). ``error_free=True`` reports zero BER but keeps
+    the rates.
     """
 
     budget: LinkBudget
@@ -40,6 +42,7 @@ class OfdmaChannel:
     bits: int = 16
     qam_order: int = 256
     error_free: bool = False
+    snr_per: str = "symbol"
 
     def __post_init__(self):
         self.distances_m = np.asarray(self.distances_m, dtype=np.float64)
@@ -52,7 +55,7 @@ class OfdmaChannel:
     def _link(self, power_w, small_scale: np.ndarray) -> LinkState:
         gain = small_scale * self._mean_gain.reshape((-1,) + (1,) * (small_scale.ndim - 1))
         snr = self.budget.snr(power_w, gain)
-        ber = np.zeros_like(snr) if self.error_free else qam_ber(snr, self.qam_order)
+        ber = np.zeros_like(snr) if self.error_free else qam_ber(snr, self.qam_order, self.snr_per)
         return LinkState(snr=snr, ber=ber, word_error=word_error_probability(ber, self.bits), rate=self.budget.rate(snr))
 
     def uplink(self, generator: torch.Generator, power_dbm: float | np.ndarray | None = None) -> LinkState:

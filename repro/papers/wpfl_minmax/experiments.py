@@ -1,25 +1,44 @@
-"""Figures and runs of wpfl_minmax (guide §4). No torch at module level.
+"""Figures and runs of wpfl_minmax. No torch at module level.
 
-Runs: one job per (model-dataset config, series group, seed) training every series of the group at
-every T0 of the grid (groups: ``mech`` = S1-S6, ``sched`` = S7-S10, ``pfl`` = S11-S14), plus one
-analytic run for Table II. S1 (Proposed) lives in the ``mech`` group and is shared by all figures.
+Runs: one job per (model-dataset configuration, series group) training every series of the group
+at every T0 of the configuration's grid and every seed (groups: ``proposed`` = S1, ``mech`` = S2-S6,
+``sched`` = S7-S10, ``pfl`` = S11-S14; ``config_groups`` says which groups a profile runs per
+configuration), plus two analytic runs (Table II, the link budget).
 """
 
 from __future__ import annotations
 
-from repro.experiment import FigureSpec, RunSpec, Task
+from repro.experiment import ConfigError, FigureSpec, RunSpec, Task
 
 SLUG = "wpfl_minmax"
 CONFIG_LABELS = {"dnn_mnist": "DNN-MNIST", "mlr_mnist": "MLR-MNIST", "cnn_cifar10": "CNN-CIFAR10", "cnn_fmnist": "CNN-FMNIST"}
 CONFIG_DATASET = {"dnn_mnist": "mnist", "mlr_mnist": "mnist", "cnn_cifar10": "cifar10", "cnn_fmnist": "fashion_mnist"}
+GROUP_NAMES = ("proposed", "mech", "sched", "pfl")
 # keys that change training results (the run id hashes them)
-TRAIN_KEYS = ("t0_grid", "t0_default", "num_clients", "num_subchannels", "total_bw_hz", "bs_power_dbm", "client_power_dbm",
-              "noise_dbm_per_hz", "pl0_db", "pl_exponent", "d_min_m", "d_max_m", "qam_order", "sampling_rate_q", "bits",
-              "epsilon_q", "delta_q", "clip", "max_delay_s", "sigma_table", "default_lr", "default_lambda", "eps_p_fraction",
-              "bound_constants", "local_steps", "batch_size", "reduced_cnn", "data_fraction", "dirichlet_alpha",
-              "partition_seed", "test_fraction", "fig5_eval_every", "round_cap_factor", "rate_constraint", "dl_power_split",
-              "pl_update_all_clients", "ma_conversion", "dither_bits_target", "perfect_gaussian_sigma", "b_ref", "fedala_slice_batches")
+TRAIN_KEYS = ("num_clients", "num_subchannels", "total_bw_hz", "bs_power_dbm", "client_power_dbm", "noise_dbm_per_hz",
+              "pl0_db", "pl_exponent", "d_min_m", "d_max_m", "qam_order", "ber_snr", "sampling_rate_q", "bits", "epsilon_q",
+              "delta_q", "clip", "max_delay_s", "sigma_table", "default_lr", "default_lambda", "eps_p_fraction",
+              "bound_constants", "local_steps", "batch_size", "data_fraction", "dirichlet_alpha", "partition_seed",
+              "test_fraction", "fig5_eval_every", "round_cap_factor", "rate_constraint", "dl_power_split", "ma_conversion",
+              "dither_bits_target", "perfect_gaussian_sigma", "b_ref", "fedala_slice_batches", "tuning_lrs",
+              "validation_fraction")
 
+
+def validate(params: dict) -> None:
+    """Rules across keys."""
+    for cfg in params["configs"]:
+        if cfg not in params["t0_grid"]:
+            raise ConfigError(f"t0_grid has no entry for configuration {cfg!r}")
+        if cfg not in params["config_groups"]:
+            raise ConfigError(f"config_groups has no entry for configuration {cfg!r}")
+        if "proposed" not in params["config_groups"][cfg]:
+            raise ConfigError(f"config_groups[{cfg!r}] must include 'proposed' (every figure compares against it)")
+        fam = cfg.split("_")[0]
+        missing = [t for t in params["t0_grid"][cfg] if int(t) not in {int(k) for k in params["sigma_table"][fam]}]
+        if missing:
+            raise ConfigError(f"sigma_table[{fam!r}] has no sigma_DP for T0 = {missing} (t0_grid[{cfg!r}])")
+    if not 0 < params["validation_fraction"] < 1:
+        raise ConfigError(f"validation_fraction must lie in (0, 1), got {params['validation_fraction']}")
 
 
 def _settings(params: dict) -> dict:
@@ -28,9 +47,19 @@ def _settings(params: dict) -> dict:
     return s
 
 
-def _group_runs(params: dict, group: str) -> list[RunSpec]:
-    return [RunSpec(SLUG, "train_group", {"config": c, "group": group, "settings": _settings(params)}, seed=int(s))
-            for c in params["configs"] for s in params["seeds"]]
+def bits_t0(params: dict, cfg: str) -> int:
+    """The T0 whose uploads Table III counts: the paper's default T0 if the grid has it, else the largest."""
+    grid = [int(t) for t in params["t0_grid"][cfg]]
+    return int(params["t0_default"]) if int(params["t0_default"]) in grid else max(grid)
+
+
+def group_runs(params: dict, group: str) -> list[RunSpec]:
+    """One run per (configuration, group) training every seed (the tuning sweep runs once, on the first seed)."""
+    return [RunSpec(SLUG, "train_group", {"config": c, "group": group, "t0s": [int(t) for t in params["t0_grid"][c]],
+                                          "seeds": [int(s) for s in params["seeds"]], "bits_t0": bits_t0(params, c),
+                                          "round_curves": "pfl" in params["config_groups"][c],
+                                          "settings": _settings(params)}, seed=int(params["seeds"][0]))
+            for c in params["configs"] if group in params["config_groups"][c]]
 
 
 def _datasets(params) -> tuple[str, ...]:
@@ -38,43 +67,62 @@ def _datasets(params) -> tuple[str, ...]:
 
 
 def figures(params: dict) -> list[FigureSpec]:
-    mech, sched, pfl = (_group_runs(params, g) for g in ("mech", "sched", "pfl"))
+    prop, mech, sched, pfl = (group_runs(params, g) for g in GROUP_NAMES)
     ds = _datasets(params)
     table2 = RunSpec(SLUG, "table2", {"bits": params["bits"], "epsilon_q": params["epsilon_q"], "q": params["sampling_rate_q"],
-                                       "clip": params["clip"], "delta_q": params["delta_q"],
-                                       "t0_grid": [5, 10, 15, 20, 25, 30],
+                                       "clip": params["clip"], "delta_q": params["delta_q"], "t0_grid": [5, 10, 15, 20, 25, 30],
                                        "printed": {m: {str(k): v for k, v in t.items()} for m, t in params["sigma_table"].items()}})
+    budget = RunSpec(SLUG, "link_budget", {k: params[k] for k in ("num_subchannels", "total_bw_hz", "noise_dbm_per_hz",
+                                                                  "client_power_dbm", "bs_power_dbm", "pl0_db", "pl_exponent",
+                                                                  "dl_power_split", "d_min_m", "d_max_m", "qam_order", "bits")}
+                     | {"draws": int(params["link_budget_draws"])})
     return [
-        FigureSpec(SLUG, "fig1", "Timeline of one WPFL round", "selection, quantized DL, FL+DP upload over OFDMA, aggregation, PL update",
-                   kind="diagram", paper_ref="Fig. 1"),
+        FigureSpec(SLUG, "fig1", "Timeline of one WPFL round",
+                   "selection, quantized DL, FL and PL updates, DP upload over OFDMA, aggregation", kind="diagram", paper_ref="Fig. 1"),
         FigureSpec(SLUG, "table1", "Simulation parameters", "the configuration used (Table I)", kind="table", paper_ref="Table I"),
         FigureSpec(SLUG, "table2", "sigma_DP of the quantization-assisted Gaussian mechanism",
-                   "Theorem 1 gives the DP noise std for (eps_Q, delta_Q) by a 1-D search", runs=[table2], kind="table",
+                   "sigma_DP from eq. (23) by a 1-D search beside the printed Table II", runs=[table2], kind="table",
                    paper_ref="Table II"),
+        FigureSpec(SLUG, "privacy", "Nominal and certified privacy of the configurations run",
+                   "the paper's eps_Q beside the epsilon an RDP accountant certifies for each private configuration trained",
+                   runs=prop + mech + pfl, kind="table", paper_ref="supplementary", datasets=ds),
         FigureSpec(SLUG, "table3", "Quantization and overhead bits per parameter",
-                   "DP increases bits; the proposed mechanism needs the fewest among DP schemes", runs=mech, kind="table",
+                   "mean B_q and B_o of all uploads, regenerated beside the printed values", runs=prop + mech, kind="table",
                    paper_ref="Table III", datasets=ds),
         FigureSpec(SLUG, "fig2", "PL accuracy vs T0 under DP mechanisms",
-                   "the quantization-assisted mechanism is more accurate than Gaussian, MA and Dithering", runs=mech,
-                   paper_ref="Fig. 2", datasets=ds),
+                   "final PL test accuracy of Proposed, Gaussian, MA, Dithering, Perfect Gaussian and WPFL without DP",
+                   runs=prop + mech, paper_ref="Fig. 2", datasets=ds),
         FigureSpec(SLUG, "fig3", "PL accuracy vs T0 under scheduling policies",
-                   "min-max fair scheduling beats Round-Robin, Random and Non-Adjustment", runs=mech + sched,
-                   paper_ref="Fig. 3", datasets=ds),
+                   "final PL test accuracy of Proposed, Proposed (error-free), Round-Robin, Random and Non-Adjustment",
+                   runs=prop + sched, paper_ref="Fig. 3", datasets=ds),
         FigureSpec(SLUG, "fig4", "Fairness and max test loss vs T0 under scheduling policies",
-                   "the proposed scheduling lowers the worst-client loss and is fairer", runs=mech + sched,
-                   paper_ref="Fig. 4", datasets=ds),
+                   "Jain's index of the PL training losses and the largest PL test loss over the clients",
+                   runs=prop + sched, paper_ref="Fig. 4", datasets=ds),
         FigureSpec(SLUG, "fig5", "PL accuracy vs round at the largest T0 against PFL baselines",
-                   "Proposed converges to a higher accuracy than pFedMe, APPLE, FedAMP, FedALA", runs=mech + pfl,
-                   paper_ref="Fig. 5", datasets=ds),
-        FigureSpec(SLUG, "fig6", "PL accuracy vs T0 against PFL baselines", "Proposed beats the second best (FedAMP)",
-                   runs=mech + pfl, paper_ref="Fig. 6", datasets=ds),
+                   "PL test accuracy per aggregation round of Proposed, pFedMe, APPLE, FedAMP and FedALA",
+                   runs=prop + pfl, paper_ref="Fig. 5", datasets=ds),
+        FigureSpec(SLUG, "fig6", "PL accuracy vs T0 against PFL baselines",
+                   "final PL test accuracy of Proposed, pFedMe, APPLE, FedAMP and FedALA", runs=prop + pfl,
+                   paper_ref="Fig. 6", datasets=ds),
         FigureSpec(SLUG, "fig7", "Fairness and max test loss vs T0 against PFL baselines",
-                   "Proposed lowers the max test loss", runs=mech + pfl, paper_ref="Fig. 7", datasets=ds),
+                   "Jain's index of the PL training losses and the largest PL test loss over the clients",
+                   runs=prop + pfl, paper_ref="Fig. 7", datasets=ds),
+        FigureSpec(SLUG, "channel", "Element error rates the schedulers face",
+                   "eq. (13) read per symbol and as printed with Table I's link budget; per-client mean element error "
+                   "rate of the uploads under KM, Round-Robin and Random, and of the downlink", runs=[budget] + prop + sched,
+                   paper_ref="supplementary", datasets=ds),
+        FigureSpec(SLUG, "p7", "Stage-2 decisions: learning rate and weight chosen by P7",
+                   "eta_P* and lambda* of problem P7 over the DL element error rate and the DP noise, their limits, "
+                   "and the per-client values chosen during training", runs=prop, paper_ref="supplementary", datasets=ds),
+        FigureSpec(SLUG, "tuning", "Learning-rate sweep of the fixed-rate methods",
+                   "validation accuracy of every tuned series per learning rate, and the rate chosen",
+                   runs=sched + pfl, kind="table", paper_ref="supplementary", datasets=ds),
     ]
 
 
 #: run task -> the function in runs.py that does it
 TASKS = {
     "table2": Task("repro.papers.wpfl_minmax.runs:table2"),
+    "link_budget": Task("repro.papers.wpfl_minmax.runs:link_budget"),
     "train_group": Task("repro.papers.wpfl_minmax.runs:train_group", gpu=True),
 }

@@ -1,6 +1,10 @@
-"""Rendering of wpfl_minmax's figures and tables (guide §4 panel order)."""
+"""Rendering of wpfl_minmax's figures and tables (panel order of the paper: (a) DNN-MNIST, (b) MLR-MNIST,
+(c) CNN-CIFAR10, (d) CNN-FMNIST). Random results: the seed mean with its 95 % Student-t interval;
+every per-seed number is a row of the figure's tidy CSV."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -8,6 +12,7 @@ from repro.experiment import Rendered, is_unavailable
 from repro.papers.wpfl_minmax.experiments import CONFIG_LABELS
 from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
+from repro.stats import mean_interval
 
 LABELS = {"S1": "Proposed", "S2": "Gaussian", "S3": "MA", "S4": "Dithering", "S5": "Perfect Gaussian",
           "S6": "WPFL without DP", "S7": "Proposed (error-free)", "S8": "Round-Robin", "S9": "Random",
@@ -19,138 +24,176 @@ STYLE = {"S1": ("tab:red", "o"), "S2": ("tab:blue", "s"), "S3": ("tab:green", "^
 FIG_SERIES = {"fig2": ["S1", "S2", "S3", "S4", "S5", "S6"], "fig3": ["S1", "S7", "S8", "S9", "S10"],
               "fig4": ["S1", "S7", "S8", "S9", "S10"], "fig5": ["S1", "S11", "S12", "S13", "S14"],
               "fig6": ["S1", "S11", "S12", "S13", "S14"], "fig7": ["S1", "S11", "S12", "S13", "S14"]}
+SERIES_GROUP = {"S1": "proposed", **{s: "mech" for s in ("S2", "S3", "S4", "S5", "S6")},
+                **{s: "sched" for s in ("S7", "S8", "S9", "S10")}, **{s: "pfl" for s in ("S11", "S12", "S13", "S14")}}
+LETTERS = "abcdefghijklmnop"
+PRIVACY_NOTE = ("eps_Q = 1 is the paper's nominal value; an RDP accountant certifies a far larger epsilon for the noise "
+                "run (privacy table)")
 
 
-def _note(ctx) -> str:
-    p = ctx.params
-    parts = []
-    if ctx.profile != "paper":
-        parts.append(f"{ctx.profile}: {int(p['data_fraction'] * 100)} % data, T0 in {p['t0_grid']}, tau = {p['local_steps']}, "
-                     f"{len(p['seeds'])} seed(s)" + (", reduced CNN (CNN-q)" if p["reduced_cnn"] else ""))
-    return "; ".join(parts)
+# ---- collecting the runs -------------------------------------------------------------------------
+
+class Runs:
+    """The training results of a figure: ``data[cfg][series][t0] = [(summary, run_id, seed)]``, the
+    tuning choices, the P7 diagnostics, and why a configuration or group has no data."""
+
+    def __init__(self, fig, results, params):
+        self.data, self.tuning, self.p7, self.missing = {}, {}, {}, {}
+        for r in fig.runs:
+            if r.task != "train_group":
+                continue
+            res = results.get(r.run_id)
+            cfg, group = r.params["config"], r.params["group"]
+            if is_unavailable(res):
+                self.missing.setdefault(cfg, {})[group] = res["reason"]
+                continue
+            for s, tune in res.get("tuning", {}).items():
+                self.tuning.setdefault(cfg, {})[s] = tune
+            for seed, block in res["per_seed"].items():
+                for s, by_t in block["series"].items():
+                    for t0, summ in by_t.items():
+                        self.data.setdefault(cfg, {}).setdefault(s, {}).setdefault(int(t0), []).append((summ, r.run_id, int(seed)))
+                if "p7_response" in block:
+                    self.p7.setdefault(cfg, []).append((block["p7_response"], r.run_id, int(seed)))
+        for cfg in params["configs"]:
+            for g in ("proposed", "mech", "sched", "pfl"):
+                if g not in params["config_groups"][cfg]:
+                    self.missing.setdefault(cfg, {}).setdefault(g, "not run in this profile (config_groups)")
+
+    def reason(self, cfg, series_list) -> str:
+        groups = {SERIES_GROUP[s] for s in series_list}
+        why = sorted({v for g, v in self.missing.get(cfg, {}).items() if g in groups})
+        return "; ".join(why) or "no runs"
+
+    def label(self, cfg, s) -> str:
+        lab = LABELS[s]
+        tune = self.tuning.get(cfg, {}).get(s)
+        return f"{lab} (lr {tune['chosen']:g})" if tune else lab
 
 
-def _collect(fig, results):
-    """-> {config: {series: {t0: (summary, run_id, seed)}}} and {config: reason} for unavailable configs."""
-    data, missing = {}, {}
-    for rid, res in results.items():
-        if is_unavailable(res):
-            continue
-        for s, by_t in res["series"].items():
-            for t0, summ in by_t.items():
-                data.setdefault(res["config"], {}).setdefault(s, {}).setdefault(int(t0), []).append((summ, rid, res["seed"]))
-    for r in fig.runs:
-        res = results.get(r.run_id)
-        if is_unavailable(res):
-            cfg = r.params["config"]
-            missing.setdefault(cfg, {})[r.params["group"]] = res["reason"]
-    return data, missing
+def _note(ctx, extra: str = "") -> str:
+    return "; ".join(x for x in (extra,) if x)
+
+
+BOUNDS = {"accuracy": (0.0, 1.0), "jain": (0.0, 1.0)}
+
+
+def _band(ax, xs, per_x, colour, marker, label, dashed=False, bounds=(-np.inf, np.inf)):
+    """Seed mean with its 95 % t-interval (points with error bars when there is one x); the interval is
+    drawn clipped to the metric's range (accuracy, Jain's index in [0, 1]); the CSV has every seed."""
+    mean = np.array([np.mean(v) if len(v) and np.all(np.isfinite(v)) else np.nan for v in per_x])
+    ivs = [mean_interval(v) if len(v) and np.all(np.isfinite(v)) else None for v in per_x]
+    lo = np.clip([iv.low if iv and math.isfinite(iv.low) else np.nan for iv in ivs], *bounds)
+    hi = np.clip([iv.high if iv and math.isfinite(iv.high) else np.nan for iv in ivs], *bounds)
+    if len(xs) == 1:
+        ax.errorbar(xs, mean, yerr=[mean - lo, hi - mean] if np.isfinite(lo).all() else None, color=colour, marker=marker,
+                    label=label, capsize=3, ls="none")
+    else:
+        ax.plot(xs, mean, color=colour, marker=marker, label=label, ls="--" if dashed else "-")
+        if np.isfinite(lo).any():
+            ax.fill_between(xs, lo, hi, color=colour, alpha=0.15, lw=0)
 
 
 def _vs_t0(fig, results, ctx, metrics):
-    data, missing = _collect(fig, results)
+    runs = Runs(fig, results, ctx.params)
     configs = ctx.params["configs"]
     series = FIG_SERIES[fig.fig_id]
-    ncols = len(configs) if len(metrics) == 1 else len(configs)
-    nrows = len(metrics)
-    f, axes = subplots(nrows, ncols, width=3.6, height=2.9)
+    f, axes = subplots(len(metrics), len(configs), width=3.7, height=3.0)
     rows = []
-    letters = "abcdefghijklmnop"
     for ci, cfg in enumerate(configs):
+        avail = runs.data.get(cfg, {})
         for mi, (metric, ylabel) in enumerate(metrics):
             ax = axes[mi, ci]
-            idx = ci * len(metrics) + mi if len(metrics) > 1 else ci
-            ax.set_title(f"({letters[idx]}) {CONFIG_LABELS[cfg]}")
+            idx = ci * len(metrics) + mi
+            ax.set_title(f"({LETTERS[idx]}) {CONFIG_LABELS[cfg]}", fontsize=9)
             ax.set_xlabel("max uploads per client $T_0$")
             ax.set_ylabel(ylabel)
-            avail = data.get(cfg, {})
             drawn = 0
             for s in series:
                 if s not in avail:
                     continue
                 t0s = sorted(avail[s])
-                vals = [[np.nan if summ.get(metric) is None else summ[metric] for summ, _, _ in avail[s][t]] for t in t0s]
-                mean = np.array([np.mean(v) for v in vals])
-                bad = [t for t, m in zip(t0s, mean) if not np.isfinite(m)]
-                label = LABELS[s]
-                if bad:  # diverged runs (NaN/inf loss) leave gaps; the legend says so instead of hiding them
-                    label += f" (non-finite at T0 = {', '.join(map(str, bad))})"
-                    mean = np.where(np.isfinite(mean), mean, np.nan)
+                per_x = [[e[0].get(metric, np.nan) if e[0].get(metric) is not None else np.nan for e in avail[s][t]] for t in t0s]
+                bad = [e[0].get("nonfinite_clients", 0) for t in t0s for e in avail[s][t]]
+                label = runs.label(cfg, s) + (f" [diverged: {sum(bad)} clients in {sum(b > 0 for b in bad)} of {len(bad)} runs]"
+                                              if sum(bad) else "")
                 col, mk = STYLE[s]
-                ax.plot(t0s, mean, color=col, marker=mk, label=label, ls="--" if s == "S7" else "-")
-                if max(len(v) for v in vals) > 1:
-                    sd = np.array([np.std(v) for v in vals])
-                    ax.fill_between(t0s, mean - sd, mean + sd, color=col, alpha=0.15)
+                _band(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s == "S7"),
+                      bounds=BOUNDS.get(metric, (-np.inf, np.inf)))
                 drawn += 1
                 for t in t0s:
                     for summ, rid, seed in avail[s][t]:
+                        v = summ.get(metric)
                         rows.append(dict(figure=fig.fig_id, panel=cfg, series=LABELS[s], x=t, metric=metric,
-                                         value=np.nan if summ.get(metric) is None else summ[metric], seed=seed, run_id=rid))
+                                         value=np.nan if v is None else v, seed=seed, run_id=rid))
             absent = [s for s in series if s not in avail]
             if not drawn:
-                reason = "; ".join(sorted(set(missing.get(cfg, {}).values()))) or "no runs"
-                mark_unavailable(ax, reason[:90])
-            elif absent:
-                reasons = sorted({r for g, r in missing.get(cfg, {}).items()})
-                ax.text(0.02, 0.02, f"not regenerated: {', '.join(LABELS[s] for s in absent)}\n" + (reasons[0][:70] if reasons else ""),
+                mark_unavailable(ax, runs.reason(cfg, series))
+                continue
+            if absent:
+                ax.text(0.02, 0.02, "not regenerated: " + ", ".join(LABELS[s] for s in absent) + "\n" + runs.reason(cfg, absent)[:80],
                         transform=ax.transAxes, fontsize=6, color="#a00000", va="bottom")
-            if drawn:
-                ax.legend(fontsize=6)
-                if metric == "max_test_loss":  # baselines' worst-client losses span decades
-                    from matplotlib.ticker import FuncFormatter
-
-                    ax.set_yscale("log")
-                    plain = FuncFormatter(lambda v, _: f"{v:g}")
-                    ax.yaxis.set_major_formatter(plain)
-                    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "25" else ""))
-    suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile, _note(ctx))
+            ax.legend(fontsize=5.5)
+            if metric == "max_test_loss":
+                ax.set_yscale("log")
+    suptitle(f, f"{fig.paper_ref}: {fig.title} (seed mean, 95 % t-interval)", ctx.profile, PRIVACY_NOTE)
     return Rendered(tidy_frame(rows), f)
 
 
+def _accuracy_vs_t0(fig, results, ctx) -> Rendered:
+    return _vs_t0(fig, results, ctx, [("accuracy", "PL test accuracy")])
+
+
+def _fairness_vs_t0(fig, results, ctx) -> Rendered:
+    return _vs_t0(fig, results, ctx, [("jain", "Jain's index (PL train loss)"), ("max_test_loss", "max PL test loss")])
+
+
 def _fig5(fig, results, ctx):
-    data, missing = _collect(fig, results)
+    runs = Runs(fig, results, ctx.params)
     configs = ctx.params["configs"]
-    t_max = max(ctx.params["t0_grid"])
-    f, axes = subplots(1, len(configs), width=3.6, height=2.9)
+    f, axes = subplots(1, len(configs), width=3.7, height=3.0)
     rows = []
     for ci, cfg in enumerate(configs):
         ax = axes[0, ci]
-        ax.set_title(f"({'abcd'[ci]}) {CONFIG_LABELS[cfg]}, $T_0$ = {t_max}")
+        avail = runs.data.get(cfg, {})
+        t_max = max((t for s in avail.values() for t in s), default=None)
+        ax.set_title(f"({LETTERS[ci]}) {CONFIG_LABELS[cfg]}" + (f", $T_0$ = {t_max}" if t_max else ""), fontsize=9)
         ax.set_xlabel("aggregation round t")
         ax.set_ylabel("PL test accuracy")
         drawn = 0
         for s in FIG_SERIES["fig5"]:
-            entries = data.get(cfg, {}).get(s, {}).get(t_max, [])
-            if not entries:
-                continue
-            for k, (summ, rid, seed) in enumerate(entries):
+            entries = avail.get(s, {}).get(t_max, [])
+            curves = {}
+            for summ, rid, seed in entries:
                 recs = [r for r in summ.get("records", []) if "accuracy" in r]
-                ts = [r["t"] for r in recs]
-                acc = [r["accuracy"] for r in recs]
-                col, _ = STYLE[s]
-                if k == 0:
-                    ax.plot(ts, acc, color=col, label=LABELS[s])
                 for r in recs:
+                    curves.setdefault(r["t"], []).append(r["accuracy"])
                     rows.append(dict(figure="fig5", panel=cfg, series=LABELS[s], x=r["t"], metric="accuracy",
                                      value=r["accuracy"], seed=seed, run_id=rid))
                 rows.append(dict(figure="fig5", panel=cfg, series=LABELS[s], x=summ["rounds"], metric="final_train_accuracy",
                                  value=summ["train_accuracy"], seed=seed, run_id=rid))
+            if not curves:
+                continue
+            ts = sorted(curves)
+            col, mk = STYLE[s]
+            _band(ax, ts, [np.asarray(curves[t], float) for t in ts], col, None, runs.label(cfg, s), bounds=BOUNDS["accuracy"])
             drawn += 1
         if not drawn:
-            mark_unavailable(ax, "; ".join(sorted(set(missing.get(cfg, {}).values())))[:90] or "no runs")
-        else:
-            absent = [s for s in FIG_SERIES["fig5"] if not data.get(cfg, {}).get(s)]
-            if absent:
-                ax.text(0.02, 0.02, "not regenerated: " + ", ".join(LABELS[s] for s in absent), transform=ax.transAxes,
-                        fontsize=6, color="#a00000")
-            ax.legend(fontsize=6)
-    suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile, _note(ctx))
+            mark_unavailable(ax, runs.reason(cfg, FIG_SERIES["fig5"]))
+            continue
+        absent = [s for s in FIG_SERIES["fig5"] if not avail.get(s)]
+        if absent:
+            ax.text(0.02, 0.02, "not regenerated: " + ", ".join(LABELS[s] for s in absent) + "\n" + runs.reason(cfg, absent)[:80],
+                    transform=ax.transAxes, fontsize=6, color="#a00000")
+        ax.legend(fontsize=5.5)
+    suptitle(f, f"{fig.paper_ref}: {fig.title} (seed mean, 95 % t-interval)", ctx.profile, PRIVACY_NOTE)
     return Rendered(tidy_frame(rows), f)
 
 
-def _draw_table(header, body, title, ctx, col_width=1.1):
-    """One table filling its figure, columns as wide as their longest cell."""
-    return draw_tables([(None, header, body)], title, ctx.profile, _note(ctx) or None,
+# ---- tables --------------------------------------------------------------------------------------
+
+def _draw_table(header, body, title, ctx, col_width=1.1, note=None):
+    return draw_tables([(None, header, body)], title, ctx.profile, note,
                        width=max(6.0, col_width * len(header)), col_widths="auto", fontsize=7)
 
 
@@ -165,10 +208,12 @@ def _table1(fig, results, ctx):
              ("Path loss at 1 m", f"{p['pl0_db']:g} dB", p["pl0_db"]),
              ("Path loss exponent", p["pl_exponent"], p["pl_exponent"]),
              ("Modulation order M", p["qam_order"], p["qam_order"]),
+             ("Eq. (13) SNR", "per symbol (Es/N0)" if p["ber_snr"] == "symbol" else "as printed (Eb/N0)",
+              1.0 if p["ber_snr"] == "symbol" else 0.0),
              ("Sampling rate q", p["sampling_rate_q"], p["sampling_rate_q"]),
              ("Distances", f"U[{p['d_min_m']:g}, {p['d_max_m']:g}] m", p["d_max_m"]),
              ("Quantization bits R", p["bits"], p["bits"]),
-             ("Privacy budget eps_Q", p["epsilon_q"], p["epsilon_q"])]
+             ("Privacy budget eps_Q (nominal)", p["epsilon_q"], p["epsilon_q"])]
     for fam in ("mlr", "dnn", "cnn"):
         items += [(f"C ({fam.upper()})", p["clip"][fam], p["clip"][fam]), (f"delta_Q ({fam.upper()})", p["delta_q"][fam], p["delta_q"][fam]),
                   (f"tau_max ({fam.upper()})", f"{p['max_delay_s'][fam]:g} s", p["max_delay_s"][fam])]
@@ -198,8 +243,9 @@ def _table2(fig, results, ctx):
     for e, s in res["epsilon_independence"].items():
         rows.append(dict(figure="table2", panel="dnn", series=f"eps_Q={e}", x=20, metric="sigma_dp_eps", value=s, seed=-1, run_id=""))
     header = ["model / T0"] + [str(t) for t in t0s]
-    f = _draw_table(header, body, "Table II: sigma_DP from Theorem 1 (eps_Q = 1, R = 16, q = 0.01) vs printed", ctx)
-    return Rendered(tidy_frame(rows), f, markdown_tables([("Table II: sigma_DP, computed from (23) and as printed", header, body)]))
+    f = _draw_table(header, body, "Table II: sigma_DP from Theorem 1 (eps_Q = 1 nominal, R = 16, q = 0.01) vs printed", ctx)
+    return Rendered(tidy_frame(rows), f, markdown_tables([("Table II: sigma_DP, computed from (23) and as printed", header, body)],
+                                                         note=PRIVACY_NOTE + "."))
 
 
 TABLE3_PRINTED = {  # (Bq, Bo) per mechanism, Table III
@@ -212,37 +258,267 @@ TABLE3_ORDER = ["S1", "S3", "S2", "S4", "S6"]
 
 
 def _table3(fig, results, ctx):
-    data, missing = _collect(fig, results)
-    t0 = int(ctx.params["t0_default"])
+    from repro.papers.wpfl_minmax.experiments import bits_t0
+
+    runs = Runs(fig, results, ctx.params)
     rows, body = [], []
     for cfg in ctx.params["configs"]:
-        line = [CONFIG_LABELS[cfg] + (" (CNN-q)" if cfg.startswith("cnn") and ctx.params["reduced_cnn"] else "")]
+        t0 = bits_t0(ctx.params, cfg)
+        line = [f"{CONFIG_LABELS[cfg]} (T0 = {t0})"]
         for s in TABLE3_ORDER:
-            entries = data.get(cfg, {}).get(s, {}).get(t0, [])
-            bits = [e[0].get("bits") for e in entries if e[0].get("bits")]
+            entries = runs.data.get(cfg, {}).get(s, {}).get(t0, [])
             pr = TABLE3_PRINTED[cfg][s]
-            if not bits:
+            got = [(e[0]["bits"], e[1], e[2]) for e in entries if e[0].get("bits")]
+            if not got:
                 line.append(f"n/a ({pr[0]:.2f}/{pr[1]:.2f})")
                 continue
-            bq = float(np.mean([b["bq"] for b in bits]))
-            bo = float(np.mean([b["bo"] for b in bits]))
-            total = min(16.0, bq + bo)
+            bq, bo = float(np.mean([b["bq"] for b, _, _ in got])), float(np.mean([b["bo"] for b, _, _ in got]))
             line.append(f"{bq:.2f}/{bo:.2f} ({pr[0]:.2f}/{pr[1]:.2f})")
-            rid, seed = entries[0][1], entries[0][2]
-            for metric, v in (("bq", bq), ("bo", bo), ("total", total)):
-                rows.append(dict(figure="table3", panel=cfg, series=LABELS[s], x=t0, metric=metric, value=v, seed=seed, run_id=rid))
+            for b, rid, seed in got:
+                vals = {"bq": b["bq"], "bo": b["bo"], "total": min(16.0, b["bq"] + b["bo"])}
+                if s == "S4" and b.get("raw") is not None:
+                    vals["raw_bits"] = b["raw"]
+                for metric, v in vals.items():
+                    rows.append(dict(figure="table3", panel=cfg, series=LABELS[s], x=t0, metric=metric, value=v, seed=seed, run_id=rid))
             for metric, v in (("bq_printed", pr[0]), ("bo_printed", pr[1])):
                 rows.append(dict(figure="table3", panel=cfg, series=LABELS[s], x=t0, metric=metric, value=v, seed=-1, run_id=""))
-            if s == "S4" and bits[0].get("raw") is not None:
-                rows.append(dict(figure="table3", panel=cfg, series=LABELS[s], x=t0, metric="raw_bits",
-                                 value=float(np.mean([b["raw"] for b in bits])), seed=seed, run_id=rid))
         body.append(line)
     header = ["Model-dataset"] + [f"{LABELS[s]} Bq/Bo (paper)" for s in TABLE3_ORDER]
-    f = _draw_table(header, body, f"Table III: mean quantization / overhead bits per parameter, T0 = {t0} (regenerated (printed))", ctx, col_width=2.0)
-    return Rendered(tidy_frame(rows), f, markdown_tables([(f"Table III: B_q / B_o per parameter at T0 = {t0}; printed values in parentheses", header, body)]))
+    title = "Table III: mean quantization / overhead bits per parameter, seed mean (printed)"
+    f = _draw_table(header, body, title, ctx, col_width=2.0)
+    return Rendered(tidy_frame(rows), f, markdown_tables([(title, header, body)]))
+
+
+PRIVATE = {"S1": "Proposed (Table II sigma; also S7-S14)", "S2": "Gaussian", "S3": "MA", "S4": "Dithering (sigma_D)",
+           "S5": "Perfect Gaussian (Table II sigma)"}
+
+
+def _privacy(fig, results, ctx):
+    """One certificate per private configuration run: nominal eps_Q beside the RDP-certified epsilon of the
+    Gaussian noise actually added (quantization is post-processing and cannot lower it)."""
+    from repro.papers.wpfl_minmax.environment import DATASET
+    from repro.privacy.certify import Certificate
+
+    p = ctx.params
+    runs = Runs(fig, results, p)
+    rows, body = [], []
+    flagged = 0
+    for cfg in p["configs"]:
+        fam = cfg.split("_")[0]
+        c, d, q = float(p["clip"][fam]), float(p["delta_q"][fam]), float(p["sampling_rate_q"])
+        b_ref = int(p["b_ref"][DATASET[cfg]])
+        for s, what in PRIVATE.items():
+            for t0, entries in sorted(runs.data.get(cfg, {}).get(s, {}).items()):
+                sigma = float(entries[0][0]["sigma"])
+                if not sigma > 0:
+                    continue
+                cert = Certificate(
+                    mechanism=f"{LABELS[s]}: clipped local model (||u|| <= C = {c:g}) + N(0, {sigma:.4g}^2) per element, "
+                              f"then R-bit quantization (post-processing)",
+                    nominal_epsilon=float(p["epsilon_q"]), nominal_source="Theorem 1 / Table II (eq. (23))" if s in ("S1", "S5")
+                    else "the baseline's own calibration (README)",
+                    noise_std=sigma, sensitivity=2 * c, releases=int(t0), delta=d, sampling_rate=q, accountant="rdp",
+                    assumptions=f"replace-one L2 sensitivity 2C of the released clipped model; T0 = {t0} uploads per client "
+                                f"composed; Poisson subsampling at the paper's q = {q:g} (favourable to the paper)")
+                per_sample = Certificate(mechanism="per-sample convention", nominal_epsilon=float(p["epsilon_q"]),
+                                         nominal_source="", noise_std=sigma, sensitivity=2 * c / b_ref, releases=int(t0),
+                                         delta=d, sampling_rate=q)
+                flagged += cert.flagged
+                rid = entries[0][1]
+                rows += cert.tidy_rows("privacy", cfg, LABELS[s], x=int(t0), run_id=rid)
+                rows.append(dict(figure="privacy", panel=cfg, series=LABELS[s], x=int(t0), metric="certified_epsilon_per_sample",
+                                 value=per_sample.certified_epsilon, seed=-1, run_id=rid))
+                rows.append(dict(figure="privacy", panel=cfg, series=LABELS[s], x=int(t0), metric="noise_std", value=sigma,
+                                 seed=-1, run_id=rid))
+                body.append([CONFIG_LABELS[cfg], what, str(t0), f"{sigma:.4g}", f"{cert.nominal_epsilon:g}",
+                             _fmt(cert.certified_epsilon), _fmt(per_sample.certified_epsilon), "yes" if cert.flagged else "no"])
+    header = ["config", "mechanism", "T0", "sigma", "eps nominal", "eps certified (sens. 2C)",
+              f"eps certified (sens. 2C/b_ref)", "differs > 2x"]
+    note = ("RDP accountant (dp-accounting), delta = delta_Q, T0 releases, Poisson rate q = 0.01. Sensitivity 2C: the released "
+            "object is a clipped model; 2C/b_ref: the per-sample convention of the Gaussian/MA calibrations. "
+            "Quantization is deterministic post-processing of the Gaussian release, so it cannot lower the certified epsilon.")
+    title = "Privacy: nominal eps_Q vs epsilon certified for the noise actually added"
+    f = draw_tables([(None, header, body or [["-"] * len(header)])], title, ctx.profile, note, width=13, col_widths="auto", fontsize=6.5)
+    return Rendered(tidy_frame(rows), f, markdown_tables([(title, header, body)], note=note))
+
+
+def _fmt(v):
+    if not math.isfinite(v):
+        return "inf"
+    return f"{v:.2e}" if (v >= 1e4 or 0 < v < 1e-2) else (f"{v:.3g}" if v > 0 else "0")
+
+
+def _tuning(fig, results, ctx):
+    runs = Runs(fig, results, ctx.params)
+    rows, body = [], []
+    lrs = [float(x) for x in ctx.params["tuning_lrs"]]
+    for cfg in ctx.params["configs"]:
+        for s, tune in runs.tuning.get(cfg, {}).items():
+            grid = {float(k): v for k, v in tune["grid"].items()}
+            rid = next((e[1] for t in runs.data.get(cfg, {}).get(s, {}).values() for e in t), "")
+            for lr in lrs:
+                v = grid.get(lr)
+                rows.append(dict(figure="tuning", panel=cfg, series=LABELS[s], x=lr, metric="validation_accuracy",
+                                 value=np.nan if v is None else v, seed=int(ctx.params["seeds"][0]), run_id=rid))
+            rows.append(dict(figure="tuning", panel=cfg, series=LABELS[s], x=tune["t0"], metric="chosen_lr", value=tune["chosen"],
+                             seed=int(ctx.params["seeds"][0]), run_id=rid))
+            body.append([CONFIG_LABELS[cfg], LABELS[s]] + ["diverged" if grid.get(lr) is None else f"{grid[lr]:.3f}" for lr in lrs]
+                        + [f"{tune['chosen']:g}"])
+    header = ["config", "series"] + [f"lr {lr:g}" for lr in lrs] + ["chosen"]
+    note = ("validation accuracy of the personalised models after training at T0 = min(T0 grid) on 80 % of every client's "
+            "training data, scored on the held-out 20 % (first seed); the chosen rate is used at every T0 and seed")
+    title = "Learning-rate sweep of the fixed-rate methods"
+    f = draw_tables([(None, header, body or [["-"] * len(header)])], title, ctx.profile, note, width=9, col_widths="auto", fontsize=7)
+    return Rendered(tidy_frame(rows), f, markdown_tables([(title, header, body)], note=note))
+
+
+# ---- diagnostics ---------------------------------------------------------------------------------
+
+POLICY_OF = {"S1": "KM (Proposed)", "S8": "Round-Robin", "S9": "Random"}
+
+
+def _channel(fig, results, ctx):
+    budget = next(r for k, r in results.items() if isinstance(r, dict) and "rows" in r and "distance_m" in r)
+    runs = Runs(fig, results, ctx.params)
+    configs = [c for c in ctx.params["configs"]]
+    f, axes = subplots(1, 1 + len(configs), width=3.6, height=3.0)
+    rows = []
+    ax = axes[0, 0]
+    d = budget["distance_m"]
+    for row in budget["rows"]:
+        style = "-" if row["ber_snr"] == "symbol" else ":"
+        col = "tab:red" if row["direction"] == "uplink" else "tab:blue"
+        name = f"{row['direction']}, eq. (13) {'per symbol' if row['ber_snr'] == 'symbol' else 'as printed'}"
+        ax.semilogy(d, np.maximum(row["rho_random"], 1e-16), ls=style, color=col, label=name)
+        for metric in ("rho_random", "rho_best_of_k", "mean_snr_db"):
+            for x, v in zip(d, row[metric]):
+                rows.append(dict(figure="channel", panel=f"link_budget_{row['direction']}", series=row["ber_snr"], x=x,
+                                 metric=metric, value=v, seed=-1, run_id=""))
+    ax.set_title("(a) Table I link budget: mean rho, one random subchannel", fontsize=8)
+    ax.set_xlabel("client distance (m)")
+    ax.set_ylabel("element error rate rho (14)")
+    ax.set_ylim(1e-12, 1)
+    ax.legend(fontsize=5.5)
+    for ci, cfg in enumerate(configs, start=1):
+        ax = axes[0, ci]
+        ax.set_title(f"({LETTERS[ci]}) {CONFIG_LABELS[cfg]}: rho per client", fontsize=8)
+        ax.set_xlabel("client distance (m)")
+        ax.set_ylabel("mean rho over the run")
+        avail = runs.data.get(cfg, {})
+        drawn = 0
+        for s, name in POLICY_OF.items():
+            if s not in avail:
+                continue
+            t0 = max(avail[s])
+            col, mk = STYLE[s]
+            xs, ys = [], []
+            for summ, rid, seed in avail[s][t0]:
+                cl = summ["clients"]
+                for j, (dist, v) in enumerate(zip(cl["distance_m"], cl["ul_rho_mean"])):
+                    rows.append(dict(figure="channel", panel=cfg, series=f"uplink {name}", x=dist, metric="ul_rho_mean",
+                                     value=np.nan if v is None else v, seed=seed, run_id=rid))
+                    if v is not None:
+                        xs.append(dist)
+                        ys.append(max(v, 1e-16))
+                if s == "S1":
+                    for dist, v in zip(cl["distance_m"], cl["dl_rho_mean"]):
+                        rows.append(dict(figure="channel", panel=cfg, series="downlink (every client, every round)", x=dist,
+                                         metric="dl_rho_mean", value=v, seed=seed, run_id=rid))
+                    ax.semilogy(cl["distance_m"], np.maximum(cl["dl_rho_mean"], 1e-16), "x", color="tab:gray", ms=3,
+                                label="downlink" if seed == avail[s][t0][0][2] else None)
+            ax.semilogy(xs, ys, mk, color=col, ms=3, alpha=0.7, label=f"uplink, {name} (T0 = {t0})")
+            drawn += 1
+        if not drawn:
+            mark_unavailable(ax, runs.reason(cfg, ["S1", "S8"]))
+            continue
+        ax.set_ylim(1e-16, 1)
+        ax.legend(fontsize=5.5)
+    suptitle(f, "Element error rates (14) the schedulers face (each point: one client of one seed; a rate of 0 is drawn at 1e-16)",
+             ctx.profile)
+    return Rendered(tidy_frame(rows), f)
+
+
+def _p7(fig, results, ctx):
+    runs = Runs(fig, results, ctx.params)
+    configs = ctx.params["configs"]
+    f, axes = subplots(3, len(configs), width=3.7, height=2.8)
+    rows = []
+    for ci, cfg in enumerate(configs):
+        blocks = runs.p7.get(cfg, [])
+        if not blocks:
+            for r in range(3):
+                mark_unavailable(axes[r, ci], runs.reason(cfg, ["S1"]))
+            continue
+        first = blocks[0][0]
+        for r, (metric, ylabel) in enumerate((("eta_p", r"$\eta_P^*$"), ("lambda", r"$\lambda^*$"))):
+            ax = axes[r, ci]
+            ax.set_title(f"({LETTERS[r * len(configs) + ci]}) {CONFIG_LABELS[cfg]}: P7 vs noise weight X", fontsize=8)
+            resp = first["response"]
+            ax.semilogx(resp["x"], resp[metric], color="tab:red", label="P7 solution (G0, M of this run)")
+            lo, hi = resp["x_operating"]
+            ax.axvspan(lo, hi, color="tab:orange", alpha=0.2, label=r"X in training ($\rho_G$ from 0 to 1)")
+            for name, lim in first["limits"].items():
+                ax.axhline(lim[metric], color="k", ls=":" if name.startswith("grad") else "--", lw=0.8,
+                           label=f"limit: {name.replace('_', ' ')}")
+            ax.set_xlabel(r"X = $\Gamma_2\rho_G + \Gamma_3 + (G_0^2 + M\mu)^2\varepsilon_F/\mu^2$ of (34)")
+            ax.set_ylabel(ylabel)
+            ax.legend(fontsize=5)
+        for p7, rid, seed in blocks:
+            for cur in p7["curves"]:
+                for x, e, l, share in zip(cur["rho_g"], cur["eta_p"], cur["lambda"], cur["noise_share"]):
+                    for metric, v in (("eta_p", e), ("lambda", l), ("noise_share", share)):
+                        rows.append(dict(figure="p7", panel=cfg, series=f"noise {cur['noise']}", x=x, metric=metric, value=v,
+                                         seed=seed, run_id=rid))
+            for name, lim in p7["limits"].items():
+                for metric in ("eta_p", "lambda"):
+                    rows.append(dict(figure="p7", panel=cfg, series=f"limit {name}", x=0.0, metric=metric, value=lim[metric],
+                                     seed=seed, run_id=rid))
+            resp = p7["response"]
+            for x, e, l in zip(resp["x"], resp["eta_p"], resp["lambda"]):
+                rows += [dict(figure="p7", panel=cfg, series="response to X", x=x, metric=m, value=v, seed=seed, run_id=rid)
+                         for m, v in (("eta_p", e), ("lambda", l))]
+            for k, x in zip(("x_operating_min", "x_operating_max"), resp["x_operating"]):
+                rows.append(dict(figure="p7", panel=cfg, series="constants", x=0.0, metric=k, value=x, seed=seed, run_id=rid))
+            for metric in ("g0", "m_bound", "eps_f", "eps_p", "eta_f"):
+                rows.append(dict(figure="p7", panel=cfg, series="constants", x=0.0, metric=metric, value=p7[metric], seed=seed, run_id=rid))
+        ax = axes[2, ci]
+        ax.set_title(f"({LETTERS[2 * len(configs) + ci]}) {CONFIG_LABELS[cfg]}: chosen in training", fontsize=8)
+        entries = runs.data.get(cfg, {}).get("S1", {})
+        t_max = max(entries) if entries else None
+        for summ, rid, seed in entries.get(t_max, []):
+            dec = summ["clients"].get("decisions", [])
+            if not dec:
+                continue
+            rho = np.array([r["rho_g"] for r in dec], float)
+            eta = np.array([r["eta_p"] for r in dec], float)
+            lam = np.array([r["lambda"] for r in dec], float)
+            adapted = slice(1, None)  # round 1 uses the default rates; later rounds P7's output
+            ax.semilogx(np.maximum(rho[adapted].ravel(), 1e-12), eta[adapted].ravel(), ".", ms=2, alpha=0.5,
+                        label=f"seed {seed}")
+            e, lm = eta[adapted].ravel(), lam[adapted].ravel()
+            rows += [dict(figure="p7", panel=cfg, series="chosen in training", x=float(t_max), metric=m, value=v, seed=seed, run_id=rid)
+                     for m, v in (("eta_p_min", e.min()), ("eta_p_max", e.max()), ("eta_p_mean", e.mean()),
+                                  ("lambda_min", lm.min()), ("lambda_max", lm.max()), ("lambda_mean", lm.mean()),
+                                  ("eta_p_rel_spread", (e.max() - e.min()) / e.mean()),
+                                  ("lambda_rel_spread", (lm.max() - lm.min()) / lm.mean()),
+                                  ("rho_g_max", rho.max()))]
+        lim = first["limits"]
+        for name, v in lim.items():
+            ax.axhline(v["eta_p"], color="k", ls=":" if name.startswith("grad") else "--", lw=0.8, label=f"limit: {name.replace('_', ' ')}")
+        lo, hi = sorted(v["eta_p"] for v in lim.values())
+        ax.set_ylim(lo - 0.2 * (hi - lo), hi + 0.2 * (hi - lo))
+        ax.ticklabel_format(axis="y", useOffset=False)
+        ax.set_xlabel(r"client's DL $\rho_{n,G}^{t+1}$ (0 drawn at 1e-12)")
+        ax.set_ylabel(r"$\eta_{P,n}^{t+1}$ chosen")
+        ax.legend(fontsize=5)
+    suptitle(f, "Stage 2 (P7): eta_P* and lambda* vs the noise weight X of (34) (its range in training shaded); "
+                "values chosen per client and round", ctx.profile)
+    return Rendered(tidy_frame(rows), f)
 
 
 def _fig1(fig, results, ctx):
+    import matplotlib.patches as mpatches
+
     f, axes = subplots(1, 1, width=11, height=2.6)
     ax = axes[0, 0]
     ax.axis("off")
@@ -251,8 +527,8 @@ def _fig1(fig, results, ctx):
              "Aggregate (16),\nglobal quantization (19)", "PL update (20b), all N;\nStage 2: eta_P, lambda (P7)"]
     for i, s in enumerate(steps):
         x = 0.01 + i * 0.165
-        ax.add_patch(__import__("matplotlib").patches.FancyBboxPatch((x, 0.25), 0.145, 0.5, boxstyle="round,pad=0.01",
-                                                                    transform=ax.transAxes, facecolor="#e8eef8", edgecolor="#335"))
+        ax.add_patch(mpatches.FancyBboxPatch((x, 0.25), 0.145, 0.5, boxstyle="round,pad=0.01", transform=ax.transAxes,
+                                             facecolor="#e8eef8", edgecolor="#335"))
         ax.text(x + 0.0725, 0.5, s, transform=ax.transAxes, ha="center", va="center", fontsize=7)
         if i < len(steps) - 1:
             ax.annotate("", xy=(x + 0.163, 0.5), xytext=(x + 0.147, 0.5), xycoords="axes fraction",
@@ -262,15 +538,7 @@ def _fig1(fig, results, ctx):
     return Rendered(tidy_frame([]), f)
 
 
-def _accuracy_vs_t0(fig, results, ctx) -> Rendered:
-    return _vs_t0(fig, results, ctx, [("accuracy", "PL test accuracy")])
-
-
-def _fairness_vs_t0(fig, results, ctx) -> Rendered:
-    return _vs_t0(fig, results, ctx, [("jain", "Jain fairness (train loss)"), ("max_test_loss", "max test loss")])
-
-
 #: figure id -> renderer (fig, results, ctx) -> Rendered
-RENDERERS = {"fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "fig2": _accuracy_vs_t0,
-             "fig3": _accuracy_vs_t0, "fig6": _accuracy_vs_t0, "fig4": _fairness_vs_t0, "fig7": _fairness_vs_t0,
-             "fig5": _fig5}
+RENDERERS = {"fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "privacy": _privacy,
+             "fig2": _accuracy_vs_t0, "fig3": _accuracy_vs_t0, "fig6": _accuracy_vs_t0, "fig4": _fairness_vs_t0,
+             "fig7": _fairness_vs_t0, "fig5": _fig5, "channel": _channel, "p7": _p7, "tuning": _tuning}

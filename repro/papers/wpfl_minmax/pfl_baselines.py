@@ -1,132 +1,167 @@
-"""The PFL baselines of Figs. 5-7 (pFedMe, APPLE, FedAMP, FedALA; guide §6.3) over the wireless stack.
+"""The PFL baselines of Figs. 5-7 (pFedMe, APPLE, FedAMP, FedALA) over this paper's wireless stack,
+with the same training opportunities as the proposed WPFL (README, decisions).
 
-The algorithms are the shared ones of ``repro.algorithms`` (dp_ditto's implementations); only the
-deployment differs: every upload goes clip(C) -> + N(0, sigma_DP^2) (Table II) -> Q_L over
-+-(C + 3 sigma) -> UL bit flips on the client's KM-assigned subchannel, every download Q_G over +-C
--> DL bit flips of the receiver; Stage 1 = KM with the C7 cap; learning rate 0.01; tau steps of
-batch b per round as S1 (D17). Only the scheduled clients train and communicate.
+The algorithms are the shared ones of ``repro.algorithms``; this module only deploys them:
+
+* every round, every client receives the server's model(s) over its own DL link (Q_G over +-C, its
+  bit errors; APPLE: all N core models) and trains tau steps of batch b -- the same mini-batches as
+  every other series;
+* only the clients that Stage 1 (KM on the same channel draws, C7 cap) schedules upload, through
+  clip(C) -> + N(0, sigma_DP^2) (Table II) -> Q_L over +-(C + 3 sigma) -> bit errors of their subchannel;
+  the server aggregates only those uploads; for the methods that keep one upload per client (FedAMP,
+  APPLE) an unscheduled client's last received upload stays in place;
+* the learning rate comes from the tuning sweep (:mod:`repro.papers.wpfl_minmax.tuning`).
+
+A corrupted word decodes to another quantization level inside the quantizer range ((17), (19)): the
+receiver cannot detect it and uses it as it is. A method whose personalised models stop being finite
+is reported as such (``nonfinite_clients``), never silently.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from repro.algorithms.ditto import PFLSetup
 from repro.papers.wpfl_minmax import codec
-from repro.papers.wpfl_minmax.training import PAPER_NUM_PARAMS, SERIES, _batch_sizes, mechanism_sigma
-from repro.wireless.channel import LinkBudget, min_rate
-from repro.wireless.ofdma import OfdmaChannel
-from repro.wireless.qam import flip_bits
-from repro.wireless.scheduling import assignment_cost, min_error_assignment
+from repro.papers.wpfl_minmax.training import (
+    ClientLog, RoundInfo, Series, accuracy_now, batch_sizes, final_metrics, rounds, step_plan_of)
+from repro.papers.wpfl_minmax.uplink import clip_rows, downlink, mechanism_sigma, quantize_global, transmit_uplink
+from repro.wireless.qam import bit_error_pattern, flip_bits
 
 
 @dataclass
-class _RoundLink:
-    """The channel state the transforms of the current round read."""
+class WirelessPFLSetup(PFLSetup):
+    """``PFLSetup`` whose round plan is the shared step plan and whose server averages only the
+    uploads that were scheduled (16); ``link`` holds the current round's channel."""
 
-    ul_ber_of_client: np.ndarray  # [N] UL BER on the client's assigned subchannel (0 if unscheduled)
-    dl_ber: np.ndarray  # [N]
-    t: int = 0
+    env: object = None
+    link: "RoundLink" = None
+
+    def plan(self, t):
+        return step_plan_of(self.env, t)
+
+    def aggregate(self, received, senders):
+        m = self.link.scheduled.to(senders.device)[senders]
+        return received[m].mean(0)
+
+    def broadcast(self, model, receivers, t):
+        """(18)-(19): Q_G of the one global model, then each receiver's bit errors."""
+        lk = self.link
+        copies, _ = downlink(quantize_global(model, lk.clip, lk.bits), lk.clip, lk.bits, lk.dl_ber[receivers.cpu().numpy()],
+                             lk.streams.numpy("bitflip_dl", key=t))
+        return copies
 
 
-def run_pfl_series(env, series: str, t0: int, eval_every: int | None = None, log=print) -> dict:
+class RoundLink:
+    """The channel and schedule of the current round, as the transforms read them."""
+
+    def __init__(self, env, sigma: float, streams):
+        p = env.params
+        self.n, self.clip, self.bits, self.sigma = env.num_clients, float(p["clip"][env.family]), int(p["bits"]), sigma
+        self.streams = streams
+        self.scheduled = torch.zeros(self.n, dtype=torch.bool)
+        self.ul_ber = np.zeros(self.n)
+        self.dl_ber = np.zeros(self.n)
+        self.stale = None  # server's last received upload per client [N, P] (FedAMP, APPLE)
+
+    def begin(self, r: RoundInfo, stale=None):
+        self.scheduled = torch.zeros(self.n, dtype=torch.bool)
+        self.scheduled[torch.as_tensor(r.clients, dtype=torch.int64)] = True
+        self.ul_ber = np.zeros(self.n)
+        self.ul_ber[r.clients] = r.ul_ber
+        self.dl_ber = r.dl.ber
+        self.stale = stale
+
+    def upload(self, models, senders, t):
+        """What the server holds from each sender after round t: the scheduled rows through the UL chain,
+        the others their previous upload (or their model, which the server then ignores)."""
+        sched = self.scheduled.to(senders.device)[senders]
+        out = (self.stale[senders] if self.stale is not None else models).clone()
+        rows = sched.nonzero().flatten()
+        if len(rows):
+            who = senders[rows].cpu().numpy()
+            out[rows] = transmit_uplink(clip_rows(models[rows], self.clip), "proposed", self.sigma, self.clip, self.bits,
+                                        self.ul_ber[who], self.streams.torch("dp_noise", key=t),
+                                        self.streams.numpy("bitflip_ul", key=t)).to(out.dtype)
+        return out
+
+    def download(self, models, receivers, t):
+        """(18)-(19) for one model per receiver ``[R, P]``: Q_G, the receiver's bit errors."""
+        codes = codec.encode(models, self.clip, self.bits)
+        codes, _ = flip_bits(codes, self.dl_ber[receivers.cpu().numpy()], self.bits, self.streams.numpy("bitflip_dl", key=t))
+        return codec.decode(codes, self.clip, self.bits, models.dtype)
+
+
+def _apple(setup, link: RoundLink, total_rounds: int):
     from repro.algorithms.apple import Apple
-    from repro.algorithms.ditto import DPUpload, PFLSetup, chain
-    from repro.algorithms.fedala import FedALA
-    from repro.algorithms.fedamp import FedAMP
-    from repro.algorithms.pfedme import PFedMe
-    from repro.engine.rng import RngStreams
-    from repro.engine.schedule import step_plan
-    from repro.engine.train import evaluate
 
-    label = SERIES[series][0]
-    p, fam = env.params, env.family
-    n, k_sub, bits = int(p["num_clients"]), int(p["num_subchannels"]), int(p["bits"])
-    clip = float(p["clip"][fam])
-    sigma = mechanism_sigma(env, "proposed", t0)
-    streams = RngStreams(env.seed)
-    budget = LinkBudget(num_subchannels=k_sub, total_bw_hz=float(p["total_bw_hz"]), noise_dbm_per_hz=float(p["noise_dbm_per_hz"]),
-                        client_power_dbm=float(p["client_power_dbm"]), bs_power_dbm=float(p["bs_power_dbm"]),
-                        pl0_db=float(p["pl0_db"]), pl_exponent=float(p["pl_exponent"]), dl_power_split=bool(p["dl_power_split"]))
-    channel = OfdmaChannel(budget, env.distances, bits=bits, qam_order=int(p["qam_order"]))
-    r_min = min_rate(PAPER_NUM_PARAMS[env.config], bits, float(p["max_delay_s"][fam]))
-    link = _RoundLink(np.zeros(n), np.zeros(n))
-    steps, bsz = int(p["local_steps"]), _batch_sizes(env)
-    sizes = env.train.sizes.cpu()
-
-    def uplink_channel(models, senders, t):  # Q_L over +-(C + 3 sigma), UL bit flips (15)
-        amp = clip + 3 * sigma
-        codes = codec.encode(models, amp, bits)
-        codes, _ = flip_bits(codes, link.ul_ber_of_client[senders.cpu().numpy()], bits, streams.numpy("bitflip_ul", key=t))
-        return codec.decode(codes, amp, bits, models.dtype)
-
-    def downlink(models, receivers, t):  # Q_G over +-C, DL bit flips of each receiver (18)
-        codes = codec.encode(models, clip, bits)
-        codes, _ = flip_bits(codes, link.dl_ber[receivers.cpu().numpy()], bits, streams.numpy("bitflip_dl", key=t))
-        return codec.decode(codes, clip, bits, models.dtype)
-
-    class _WirelessApple(Apple):
-        """APPLE with the N-core downlink computed once per round: Q_G of the N received cores is the
-        same for every receiver, so only the rows hit by a DL bit error are decoded again (the same
-        values and random draws as sending the [K*N, P] stack through ``downlink``)."""
+    class WirelessApple(Apple):
+        """APPLE with the N-core downlink computed once per round: Q_G of the received cores is the same
+        for every receiver, so only the rows hit by a DL bit error are decoded again."""
 
         def downloads(self, received, cores, S, t):
             K, N = len(S), received.shape[0]
-            codes = codec.encode(received, clip, bits)
-            base = codec.decode(codes, clip, bits, received.dtype)
-            stack = codes.unsqueeze(0).expand(K, N, -1).reshape(K * N, -1)
-            ber = link.dl_ber[S.cpu().numpy()].repeat(N)  # receiver of row k*N + j is S[k]
-            flipped, n_err = flip_bits(stack, ber, bits, streams.numpy("bitflip_dl", key=t))
+            base = codec.decode(codec.encode(received, link.clip, link.bits), link.clip, link.bits, received.dtype)
             D = base.unsqueeze(0).expand(K, N, -1).clone()
-            hit = torch.as_tensor(np.flatnonzero(n_err), dtype=torch.int64)
-            if len(hit):
-                D.view(K * N, -1)[hit] = codec.decode(flipped[hit], clip, bits, received.dtype)
+            ber = link.dl_ber[S.cpu().numpy()].repeat(N)  # receiver of row k*N + j is S[k]
+            r, pos, mask, _ = bit_error_pattern(K * N, base.shape[1], ber, link.bits, link.streams.numpy("bitflip_dl", key=t))
+            if len(r):
+                rows, p = torch.from_numpy(r), torch.from_numpy(pos)
+                codes = codec.encode(base[rows % N, p].unsqueeze(0), link.clip, link.bits)[0].to(torch.int64) ^ torch.from_numpy(mask)
+                D.view(K * N, -1)[rows, p] = codec.decode(codes.unsqueeze(0), link.clip, link.bits, D.dtype)[0]
             D[torch.arange(K, device=D.device), S] = cores[S]  # own core clean
             return D
 
-    class _StepSetup(PFLSetup):
-        def plan(self, t):  # tau steps of batch b per round, as S1 (D2)
-            return step_plan(sizes, bsz, steps, streams.torch("data_order", key=int(t)))
+    return WirelessApple(setup, total_rounds=total_rounds)
 
-    setup = _StepSetup(model=env.model, train=env.train, streams=streams, lr=float(p["default_lr"]),
-                       upload=chain(DPUpload(clip, sigma, n, streams), uplink_channel), download=downlink)
-    cap = int(p["round_cap_factor"]) * t0
-    algo = {"S11": lambda: PFedMe(setup), "S12": lambda: _WirelessApple(setup, total_rounds=cap),
-            "S13": lambda: FedAMP(setup), "S14": lambda: FedALA(setup, start_phase_max_epochs=10,
-                                                                       slice_batches=p["fedala_slice_batches"])}[series]()
+
+def build_algorithm(env, spec: Series, setup: WirelessPFLSetup, link: RoundLink, t0: int):
+    from repro.algorithms.fedala import FedALA
+    from repro.algorithms.fedamp import FedAMP
+    from repro.algorithms.pfedme import PFedMe
+
+    p = env.params
+    if spec.algorithm == "pfedme":
+        return PFedMe(setup)
+    if spec.algorithm == "apple":
+        return _apple(setup, link, int(p["round_cap_factor"]) * t0)
+    if spec.algorithm == "fedamp":
+        return FedAMP(setup)
+    if spec.algorithm == "fedala":
+        return FedALA(setup, start_phase_max_epochs=10, slice_batches=p["fedala_slice_batches"])
+    raise ValueError(f"unknown PFL algorithm {spec.algorithm!r}; allowed: pfedme, apple, fedamp, fedala")
+
+
+def run_pfl(env, spec: Series, t0: int, *, lr: float | None, eval_every: int | None) -> dict:
+    from repro.engine.rng import RngStreams
+
+    p, n = env.params, env.num_clients
+    streams = RngStreams(env.seed)
+    sigma = mechanism_sigma(env, spec.mechanism, t0)
+    lr = float(p["default_lr"]) if lr is None else float(lr)
+    link = RoundLink(env, sigma, streams)
+    b = batch_sizes(env)
+    setup = WirelessPFLSetup(model=env.model, train=env.train, streams=streams, lr=lr,
+                             batch_size=int(b) if isinstance(b, int) else max(1, int(b.median())),
+                             upload=link.upload, download=link.download, env=env, link=link)
+    algo = build_algorithm(env, spec, setup, link, t0)
     state = algo.init(env.theta0)
-    uploads = np.zeros(n, np.int64)
-    records, t = [], 1
-    t_start = time.perf_counter()
-    while (uploads < t0).any() and t <= cap:
-        rs = streams.spawn(t)
-        ul = channel.uplink(rs.torch("channel_ul"))
-        dl = channel.downlink(rs.torch("channel_dl_now"))
-        cost = assignment_cost(ul.word_error, ul.snr, ul.rate, r_min, p["rate_constraint"])
-        clients, subs = min_error_assignment(cost, uploads < t0)
-        link.ul_ber_of_client = np.zeros(n)
-        link.ul_ber_of_client[clients] = ul.ber[clients, subs]
-        link.dl_ber = dl.ber
-        if len(clients):
-            state = algo.round(state, t, clients=torch.as_tensor(np.sort(clients)))
-        uploads[clients] += 1
-        rec = {"t": t, "scheduled": len(clients)}
-        if eval_every and t % eval_every == 0:
-            rec["accuracy"] = evaluate(env.model, algo.personalized(state), env.test).weighted_mean("accuracy")
+    log = ClientLog(n)
+    records, t_last = [], 0
+    for r in rounds(env, spec.policy, t0):
+        link.begin(r, stale=getattr(state, "received", None))
+        state = algo.round(state, r.t)  # every client trains; only the scheduled ones reach the server
+        log.add(r, np.full(n, lr), np.full(n, np.nan), np.zeros(n), False)
+        rec = {"t": r.t, "scheduled": len(r.clients), "rho_ul_mean": float(np.mean(r.ul_rho)) if len(r.clients) else 0.0}
+        if eval_every and r.t % eval_every == 0:
+            rec["accuracy"] = accuracy_now(env, algo.personalized(state))
         records.append(rec)
-        t += 1
-    pers = algo.personalized(state)
-    ev_test, ev_train = evaluate(env.model, pers, env.test), evaluate(env.model, pers, env.train)
-    x = ev_train.loss.double()
-    jain = float(x.sum() ** 2 / (n * (x**2).sum()))
-    out = {"series": series, "label": label, "t0": t0, "rounds": t - 1, "accuracy": ev_test.weighted_mean("accuracy"),
-           "accuracy_unweighted": float(ev_test.accuracy.double().mean()), "max_test_loss": float(ev_test.loss.max()),
-           "jain": jain, "train_accuracy": ev_train.weighted_mean("accuracy"), "sigma": sigma,
-           "uploads_min": int(uploads.min()), "uploads_max": int(uploads.max()), "records": records,
-           "seconds": time.perf_counter() - t_start}
-    log(f"{env.config} {series} T0={t0}: acc={out['accuracy']:.4f} maxloss={out['max_test_loss']:.3f} jain={jain:.3f} "
-        f"rounds={t - 1} ({out['seconds']:.1f}s)")
+        t_last = r.t
+    out = {"rounds": t_last, "sigma": sigma, "lr": lr, **final_metrics(env, algo.personalized(state)),
+           "clients": log.summary(env.distances), "records": records}
+    if isinstance(getattr(state, "info", None), dict):
+        out["algorithm_info"] = {k: v for k, v in state.info.items() if isinstance(v, (int, float))}
     return out

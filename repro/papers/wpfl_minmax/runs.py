@@ -1,9 +1,14 @@
-"""Run tasks of wpfl_minmax (``experiments.TASKS``): the Table II computation and one training group."""
+"""Run tasks of wpfl_minmax (``experiments.TASKS``): Table II, the link-budget check, one training group."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from repro.experiment import RunContext, RunSpec, unavailable_result
 from repro.papers.wpfl_minmax.experiments import CONFIG_DATASET
+
+#: the series whose upload bits Table III reports
+TABLE3_SERIES = ("S1", "S2", "S3", "S4", "S6")
 
 
 def table2(spec: RunSpec, ctx: RunContext) -> dict:
@@ -11,44 +16,136 @@ def table2(spec: RunSpec, ctx: RunContext) -> dict:
     from repro.privacy.quantized_gaussian import wpfl_delta, wpfl_sigma_dp
 
     p = spec.params
-
-    fam_of = {"mlr": "mlr", "dnn": "dnn", "cnn": "cnn"}
     rows = []
-    for fam in fam_of:
+    for fam in ("mlr", "dnn", "cnn"):
+        c, d = float(p["clip"][fam]), float(p["delta_q"][fam])
         for t0 in p["t0_grid"]:
-            comp = wpfl_sigma_dp(float(p["delta_q"][fam]), float(p["clip"][fam]), t0, float(p["epsilon_q"]), int(p["bits"]), float(p["q"]))
+            comp = wpfl_sigma_dp(d, c, t0, float(p["epsilon_q"]), int(p["bits"]), float(p["q"]))
             printed = p["printed"].get(fam, {}).get(str(t0))
             rows.append({"model": fam, "t0": t0, "computed": comp, "printed": printed,
-                         "delta_at_printed": wpfl_delta(printed, float(p["clip"][fam]), t0, float(p["epsilon_q"]), int(p["bits"]), float(p["q"])) if printed else None})
+                         "delta_at_printed": wpfl_delta(printed, c, t0, float(p["epsilon_q"]), int(p["bits"]), float(p["q"]))
+                         if printed else None})
     eps_check = {str(e): wpfl_sigma_dp(1e-3, 7.0, 20, e, 16, 0.01) for e in (0.1, 1.0, 10.0)}
     return {"rows": rows, "epsilon_independence": eps_check}
 
 
+def link_budget(spec: RunSpec, ctx: RunContext) -> dict:
+    """Eqs. (10)-(14) with Table I: mean SNR and the element error rate rho a client at distance d sees on
+    one random subchannel (Rayleigh, Monte Carlo) and on the best of K, with eq. (13) read per symbol and
+    as printed."""
+    from repro.wireless.channel import LinkBudget, dbm_to_watt, linear_to_db
+    from repro.wireless.qam import qam_ber, word_error_probability
+
+    p = spec.params
+    lb = LinkBudget(num_subchannels=p["num_subchannels"], total_bw_hz=p["total_bw_hz"], noise_dbm_per_hz=p["noise_dbm_per_hz"],
+                    client_power_dbm=p["client_power_dbm"], bs_power_dbm=p["bs_power_dbm"], pl0_db=p["pl0_db"],
+                    pl_exponent=p["pl_exponent"], dl_power_split=p["dl_power_split"])
+    rng = ctx.streams(spec).numpy("channel")
+    d = np.linspace(p["d_min_m"], p["d_max_m"], 19)
+    x = rng.exponential(size=(int(p["draws"]), p["num_subchannels"]))
+    out = {"distance_m": d.tolist(), "rows": []}
+    for direction, power in (("uplink", p["client_power_dbm"]), ("downlink", lb.dl_power_dbm)):
+        mean_snr = lb.snr(dbm_to_watt(power), lb.mean_gain(d))
+        for convention in ("symbol", "bit"):
+            rho = word_error_probability(qam_ber(mean_snr[:, None, None] * x[None], p["qam_order"], convention), p["bits"])
+            out["rows"].append({"direction": direction, "ber_snr": convention, "mean_snr_db": linear_to_db(mean_snr).tolist(),
+                                "rho_random": rho[:, :, 0].mean(1).tolist(), "rho_best_of_k": rho.min(2).mean(1).tolist()})
+    return out
+
+
 def train_group(spec: RunSpec, ctx: RunContext) -> dict:
-    """Every series of one group (mech S1-S6, sched S7-S10, pfl S11-S14) at every T0 of the grid, one seed."""
+    """Every series of one group at every T0 of the configuration, for every seed. The learning rate of
+    each fixed-rate series is chosen once, by the sweep on the first seed's validation split, and then
+    used for every seed and T0."""
     from repro.data import DatasetUnavailableError
-    from repro.papers.wpfl_minmax.training import GROUPS, build_environment, run_series
+    from repro.papers.wpfl_minmax.environment import build_environment
+    from repro.papers.wpfl_minmax.training import GROUPS, TUNED, run_series
+    from repro.papers.wpfl_minmax.tuning import tune_learning_rate
 
     cfg, group = spec.params["config"], spec.params["group"]
+    t0s, seeds = [int(t) for t in spec.params["t0s"]], [int(s) for s in spec.params["seeds"]]
     params = dict(spec.params["settings"])
     params["sigma_table"] = {m: {int(k): v for k, v in t.items()} for m, t in params["sigma_table"].items()}
-    try:
-        env = build_environment(cfg, params, spec.seed, device=ctx.device)
-    except DatasetUnavailableError:
-        return unavailable_result(f"dataset {CONFIG_DATASET[cfg]} not available offline")
-    t_max = max(params["t0_grid"])
-    out = {"config": cfg, "group": group, "seed": spec.seed, "g0": env.g0, "series": {}}
-    for series in GROUPS[group]:
-        out["series"][series] = {}
-        for t0 in params["t0_grid"]:
-            ev = int(params["fig5_eval_every"]) if (t0 == t_max and series in ("S1", *GROUPS["pfl"])) else None
-            if group == "pfl":
-                from repro.papers.wpfl_minmax.pfl_baselines import run_pfl_series
-
-                res = run_pfl_series(env, series, t0, eval_every=ev, log=ctx.log)
-            else:
-                res = run_series(env, series, t0, eval_every=ev, log=ctx.log)
-            if not ev:
-                res.pop("records", None)
-            out["series"][series][str(t0)] = res
+    t_max, t_bits = max(t0s), int(spec.params["bits_t0"])
+    out = {"config": cfg, "group": group, "seeds": seeds, "t0s": t0s, "tuning": {}, "per_seed": {}}
+    lrs = {}
+    for k, seed in enumerate(seeds):
+        try:
+            env = build_environment(cfg, params, seed, device=ctx.device)
+        except DatasetUnavailableError:
+            return unavailable_result(f"dataset {CONFIG_DATASET[cfg]} not available offline")
+        ctx.log(f"{cfg} seed {seed}: G0 = {env.g0:.4g}, M = {env.m_bound:.4g} (Assumption 1, from the initial model)")
+        if k == 0:
+            for series in GROUPS[group]:
+                if series in TUNED:
+                    tune = tune_learning_rate(env, series, min(t0s), params["tuning_lrs"], log=ctx.log)
+                    out["tuning"][series], lrs[series] = tune, tune["chosen"]
+        block = {"g0": env.g0, "m_bound": env.m_bound, "series": {}}
+        for series in GROUPS[group]:
+            block["series"][series] = {}
+            for t0 in t0s:
+                curve = t0 == t_max and series in ("S1", *GROUPS["pfl"]) and spec.params["round_curves"]  # Fig. 5
+                ev = int(params["fig5_eval_every"]) if curve else None
+                res = run_series(env, series, t0, lr=lrs.get(series), eval_every=ev,
+                                 keep_decisions=(series == "S1" and t0 == t_max),
+                                 bit_stats=(t0 == t_bits and series in TABLE3_SERIES), log=ctx.log)
+                if not ev:
+                    res.pop("records", None)
+                block["series"][series][str(t0)] = res
+        if group == "proposed":
+            block["p7_response"] = p7_response(env, t0s)
+        out["per_seed"][str(seed)] = block
     return out
+
+
+def p7_response(env, t0s) -> dict:
+    """Problem P7's solution (eta_P*, lambda*) over the DL element error rate rho_G and the DP noise, with
+    the constants this run trains with, and the share of Psi X in Phi at the optimum (diagnostic figure)."""
+    from repro.papers.wpfl_minmax import theory as th
+    from repro.papers.wpfl_minmax.environment import PAPER_NUM_PARAMS
+    from repro.papers.wpfl_minmax.uplink import mechanism_sigma
+
+    p, fam = env.params, env.family
+    L, mu = th.lipschitz_and_convexity(env.config)
+    kb = th.BoundConstants(**p["bound_constants"], M=env.m_bound)
+    eta_f = th.eta_fl_optimal(mu, L, kb)
+    eps_f, eps_p = float(th.eps_fl(eta_f, mu, L, kb)), th.eps_pl_target(mu, float(p["eps_p_fraction"]))
+    clip, bits = float(p["clip"][fam]), int(p["bits"])
+    rho = np.concatenate([[0.0], np.geomspace(1e-9, 1e-1, 33)])
+    t0 = max(t0s)
+    sigmas = {"none": 0.0, "Table II": mechanism_sigma(env, "proposed", t0), "Gaussian": mechanism_sigma(env, "gaussian", t0)}
+    curves = []
+    for name, s in sigmas.items():
+        m = th.ModelBoundInputs(PAPER_NUM_PARAMS[env.config], clip, s, (clip + 3 * s) / (2.0**bits - 1), clip / (2.0**bits - 1))
+        g2, g3 = th.gamma2(0.0, m, kb), th.gamma3(0.0, m, kb)
+        eta, lam, _ = th.solve_p7(rho, g0=env.g0, mu=mu, eps_p=eps_p, eps_f=eps_f, gam2=g2, gam3=g3, k=kb)
+        a, psi, x = th.phi_terms(eta, lam, rho, g0=env.g0, mu=mu, eps_f=eps_f, gam2=g2, gam3=g3, k=kb)
+        curves.append({"noise": name, "sigma": s, "rho_g": rho.tolist(), "eta_p": eta.tolist(), "lambda": lam.tolist(),
+                       "noise_share": (psi * x / (a + psi * x)).tolist()})
+    # the two limits of P7: X -> 0 (gradient term only) and X -> infinity (argmin of Psi), and the whole
+    # response to the noise weight X = Gamma2 rho_G + Gamma3 + D of (34)
+    limits = {}
+    for name, x in (("gradient_term_only", 1e-12), ("noise_term_only", 1e12)):
+        e, l, _ = th.solve_p7(np.zeros(1), g0=env.g0, mu=mu, eps_p=eps_p, eps_f=0.0, gam2=0.0, gam3=x, k=kb)
+        limits[name] = {"eta_p": float(e[0]), "lambda": float(l[0])}
+    xs = np.geomspace(1e-4, 1e10, 57)
+    e, l = _solve_over_x(xs, env.g0, mu, eps_p, kb)
+    m = th.ModelBoundInputs(PAPER_NUM_PARAMS[env.config], clip, sigmas["Table II"],
+                            (clip + 3 * sigmas["Table II"]) / (2.0**bits - 1), clip / (2.0**bits - 1))
+    x_lo = th.phi_terms(0.1, 0.1, 0.0, g0=env.g0, mu=mu, eps_f=eps_f, gam2=th.gamma2(0.0, m, kb), gam3=th.gamma3(0.0, m, kb), k=kb)[2]
+    x_hi = th.phi_terms(0.1, 0.1, 1.0, g0=env.g0, mu=mu, eps_f=eps_f, gam2=th.gamma2(0.0, m, kb), gam3=th.gamma3(0.0, m, kb), k=kb)[2]
+    response = {"x": xs.tolist(), "eta_p": e.tolist(), "lambda": l.tolist(), "x_operating": [float(x_lo), float(x_hi)]}
+    return {"t0": t0, "g0": env.g0, "m_bound": env.m_bound, "mu": mu, "L": L, "eps_p": eps_p, "eps_f": eps_f,
+            "eta_f": eta_f, "curves": curves, "limits": limits, "response": response}
+
+
+def _solve_over_x(xs, g0, mu, eps_p, kb):
+    """P7 with the noise weight X of (34) set directly (one value per entry of ``xs``)."""
+    from repro.papers.wpfl_minmax import theory as th
+
+    eta, lam = [], []
+    for x in xs:
+        e, l, _ = th.solve_p7(np.zeros(1), g0=g0, mu=mu, eps_p=eps_p, eps_f=0.0, gam2=0.0, gam3=float(x), k=kb)
+        eta.append(float(e[0]))
+        lam.append(float(l[0]))
+    return np.array(eta), np.array(lam)

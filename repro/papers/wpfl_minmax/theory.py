@@ -1,7 +1,17 @@
 """Convergence coefficients and the Stage-2 learning-rate problems of wpfl_minmax (Sec. IV-VI).
 
 Everything here is numpy and vectorised over clients. Equation numbers are the paper's; the
-errata of the implementation guide (§2.8) are applied (``-mu eta_F`` in (26), (28b)).
+printed ``-u eta_F`` of (26) is read as ``-mu eta_F`` (as in (28b)).
+
+Notation: the paper's Lemma 1 (26) has Young's-inequality weights ``phi_1, phi_2`` (here ``phi1``,
+``phi2``); Theorem 2 (28) has ``varphi_1, varphi_2`` (here ``vphi1``, ``vphi2``). All four are "any
+positive constants"; C11 of problem P (``0 < eps_F < 1``) restricts them (see :func:`eps_fl`).
+
+Structure of P7 (see :func:`phi_terms`): ``Phi_n = A(eta) + Psi(eta) X_n`` with the gradient term
+``A = (1 + lambda^3) eta^2 G_n`` and the noise weight ``X_n = Gamma2 rho_{n,G} + Gamma3 + D``,
+``D = (G0^2 + M mu)^2 / mu^2 eps_F``. Since ``eps_F >= 1 - mu^2 / (4 L^2)`` is close to 1 for every
+admissible choice of the constants, ``D`` alone exceeds ``A`` by orders of magnitude, so the minimiser
+of P7 is close to the minimiser of ``Psi(eta, lambda(eta))``, which depends on ``mu`` and ``eps_P`` only.
 
 * (28b) FL contraction ``eps_F(eta_F)``; P5's closed form ``eta_F = mu / (2 (1 + phi1) L^2)``.
 * (30a) PL contraction ``eps_P``, (30b) ``Psi``, (30d) ``G_n``, (34) the per-round PL bias ``Phi_n``.
@@ -23,11 +33,11 @@ import numpy as np
 class BoundConstants:
     """Free constants of the bounds (guide D10): Young's-inequality weights and Assumption 1."""
 
-    phi1: float = 1.0  # varphi_1 (26)
-    phi2: float = 1e-3  # varphi_2 (26)
-    vphi1: float = 1e-3  # phi_1 (28)
-    vphi2: float = 1.0  # phi_2 (28)
-    M: float = 1.0  # Assumption 1
+    phi1: float = 1.0  # phi_1 of Lemma 1 (26)
+    phi2: float = 1e-3  # phi_2 of Lemma 1 (26)
+    vphi1: float = 1e-3  # varphi_1 of Theorem 2 (28)
+    vphi2: float = 1.0  # varphi_2 of Theorem 2 (28)
+    M: float = 1.0  # Assumption 1: ||u_n* - w*|| <= M
 
 
 # --- Stage 2a: FL learning rate -----------------------------------------------------------------
@@ -150,6 +160,33 @@ def phi_pl(eta, lam, rho_g, *, g0: float, mu: float, eps_f: float, gam2: float, 
     eta, lam, rho = np.asarray(eta, float), np.asarray(lam, float), np.asarray(rho_g, float)
     drift = (g0**2 + k.M * mu) ** 2 / mu**2 * eps_f
     return (1 + lam**3) * eta**2 * g_pl(lam, g0, mu, k) + psi_pl(eta, lam) * (gam2 * rho + gam3 + drift)
+
+
+def phi_terms(eta, lam, rho_g, *, g0: float, mu: float, eps_f: float, gam2: float, gam3: float,
+              k: BoundConstants = BoundConstants()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The two parts of (34): ``A = (1 + lambda^3) eta^2 G_n`` (gradient term), ``Psi`` and the noise
+    weight ``X = Gamma2 rho_G + Gamma3 + (G0^2 + M mu)^2 / mu^2 eps_F``; ``Phi = A + Psi X``."""
+    eta, lam, rho = np.asarray(eta, float), np.asarray(lam, float), np.asarray(rho_g, float)
+    a = (1 + lam**3) * eta**2 * g_pl(lam, g0, mu, k)
+    x = gam2 * rho + gam3 + (g0**2 + k.M * mu) ** 2 / mu**2 * eps_f
+    return a, psi_pl(eta, lam), x
+
+
+def constants_from_gradients(local_grads: np.ndarray, mu: float) -> tuple[float, float]:
+    """Assumption 1's ``G0`` and ``M`` from the full local gradients ``[N, P]`` of a model (at ``w0``).
+
+    ``G0 = max_n ||grad F_n||``; ``M``: by mu-strong convexity of ``F_n``, ``||u_n* - w*|| <=
+    ||grad F_n(w*)|| / mu`` and ``grad F(w*) = 0``, so ``M ~ max_n ||grad F_n - mean_m grad F_m|| / mu``
+    (the heterogeneity of the local gradients, evaluated where they are measured).
+    """
+    g = np.asarray(local_grads, dtype=np.float64)
+    if g.ndim != 2 or g.shape[0] < 1:
+        raise ValueError(f"local_grads must be [N, P], got shape {g.shape}")
+    if not mu > 0:
+        raise ValueError(f"mu must be > 0, got {mu}")
+    g0 = float(np.linalg.norm(g, axis=1).max())
+    m = float(np.linalg.norm(g - g.mean(0, keepdims=True), axis=1).max() / mu)
+    return g0, m
 
 
 _GOLD = (math.sqrt(5) - 1) / 2

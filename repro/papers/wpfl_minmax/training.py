@@ -1,360 +1,310 @@
-"""Wireless Ditto-style PFL with quantized, DP-perturbed, bit-errored uploads (wpfl_minmax Alg. 1 + 2).
+"""Training of one series at one T0: the round loop every series shares, and the paper's WPFL (Alg. 1 + 2).
 
-One call of :func:`run_series` trains one series (mechanism x scheduling policy) at one T0 on
-stacked client tensors (engine ``local_sgd``/``evaluate``), following the guide's pseudo-code §2.7:
+Every series runs the same rounds (common random numbers: distances, fading, mini-batches, DP noise
+and bit flips come from streams keyed by (seed, round), so series are paired):
 
-    UL fading -> Stage 1 schedule (KM / RR / random) -> DL broadcast of Q_G(global) with bit errors
-    -> FL: tau SGD steps from the received global model (scheduled clients), clip(C)      (20a), (2)
-    -> mechanism: + N(0, sigma^2), Q_L over +-(C + 3 sigma), UL bit flips                (22), (15)
-    -> PL: tau steps of (20b) for every client, anchored at its received global model
-    -> aggregate (16), global quantization (19); Stage 2 (P7) for the next PL step.
+    UL and DL fading of round t -> Stage 1 (KM on the true rho (33) / Round-Robin / Random), C7 cap
+    -> DL: every client receives the global model over its own link                       (18), (19)
+    -> every client trains tau steps of batch b (its PL model; the method's local models)
+    -> the scheduled clients upload over their subchannels: clip, DP, Q_L, bit errors   (2), (22), (15)
+    -> aggregation (16) and global quantization (19)
 
-Common random numbers: distances, fading, mini-batches, DP noise and bit flips are drawn from
-streams keyed by (seed, round), so series are paired.
+WPFL (S1-S10): the scheduled clients run (20a) from their received global model; every client runs
+(20b) anchored at it; Stage 2 (P5 closed form, P7 per client) sets the next round's rates for the
+series that adapt (S1-S7); S8-S10 keep fixed coefficients (their learning rate from the tuning sweep).
+The PFL baselines (S11-S14) are in :mod:`repro.papers.wpfl_minmax.pfl_baselines`.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
-from repro.papers.wpfl_minmax import codec, theory as th
-from repro.wireless.channel import LinkBudget, min_rate, uniform_distances
-from repro.wireless.ofdma import OfdmaChannel
-from repro.wireless.qam import flip_bits, word_error_probability
+from repro.papers.wpfl_minmax import theory as th
+from repro.papers.wpfl_minmax.environment import PAPER_NUM_PARAMS, Environment
+from repro.papers.wpfl_minmax.uplink import (
+    BitStats, clip_rows, downlink, mechanism_sigma, quantize_global, transmit_uplink)
+from repro.wireless.channel import min_rate
 from repro.wireless.scheduling import RoundRobin, assignment_cost, min_error_assignment, random_schedule
 
-#: series id -> (label, mechanism, policy, adjust coefficients, error-free)
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    mechanism: str  # uplink DP mechanism (uplink.MECHANISMS)
+    policy: str  # Stage 1: km | rr | random
+    coefficients: str  # p7 (Stage 2 adapts eta_F, eta_P, lambda) | fixed (one learning rate, lambda fixed)
+    error_free: bool = False
+    algorithm: str = "wpfl"  # wpfl | pfedme | apple | fedamp | fedala
+
+
 SERIES = {
-    "S1": ("Proposed", "proposed", "km", True, False),
-    "S2": ("Gaussian", "gaussian", "km", True, False),
-    "S3": ("MA", "ma", "km", True, False),
-    "S4": ("Dithering", "dither", "km", True, False),
-    "S5": ("Perfect Gaussian", "perfect", "km", True, False),
-    "S6": ("WPFL without DP", "nodp", "km", True, False),
-    "S7": ("Proposed (error-free)", "proposed", "km", True, True),
-    "S8": ("Round-Robin", "proposed", "rr", False, False),
-    "S9": ("Random", "proposed", "random", False, False),
-    "S10": ("Non-Adjustment", "proposed", "km", False, False),
-    "S11": ("pFedMe", "proposed", "km", False, False),
-    "S12": ("APPLE", "proposed", "km", False, False),
-    "S13": ("FedAMP", "proposed", "km", False, False),
-    "S14": ("FedALA", "proposed", "km", False, False),
+    "S1": Series("Proposed", "proposed", "km", "p7"),
+    "S2": Series("Gaussian", "gaussian", "km", "p7"),
+    "S3": Series("MA", "ma", "km", "p7"),
+    "S4": Series("Dithering", "dither", "km", "p7"),
+    "S5": Series("Perfect Gaussian", "perfect", "km", "p7"),
+    "S6": Series("WPFL without DP", "nodp", "km", "p7"),
+    "S7": Series("Proposed (error-free)", "proposed", "km", "p7", error_free=True),
+    "S8": Series("Round-Robin", "proposed", "rr", "fixed"),
+    "S9": Series("Random", "proposed", "random", "fixed"),
+    "S10": Series("Non-Adjustment", "proposed", "km", "fixed"),
+    "S11": Series("pFedMe", "proposed", "km", "fixed", algorithm="pfedme"),
+    "S12": Series("APPLE", "proposed", "km", "fixed", algorithm="apple"),
+    "S13": Series("FedAMP", "proposed", "km", "fixed", algorithm="fedamp"),
+    "S14": Series("FedALA", "proposed", "km", "fixed", algorithm="fedala"),
 }
-GROUPS = {"mech": ["S1", "S2", "S3", "S4", "S5", "S6"], "sched": ["S7", "S8", "S9", "S10"],
+GROUPS = {"proposed": ["S1"], "mech": ["S2", "S3", "S4", "S5", "S6"], "sched": ["S7", "S8", "S9", "S10"],
           "pfl": ["S11", "S12", "S13", "S14"]}
-PAPER_NUM_PARAMS = {"mlr_mnist": 7850, "dnn_mnist": 79510, "cnn_fmnist": 582026, "cnn_cifar10": 878538}
-DATASET = {"mlr_mnist": "mnist", "dnn_mnist": "mnist", "cnn_fmnist": "fashion_mnist", "cnn_cifar10": "cifar10"}
+#: series whose learning rate the tuning sweep chooses (the others follow their own rule: P5 / P7)
+TUNED = ("S8", "S9", "S10", "S11", "S12", "S13", "S14")
 
 
-def model_family(config: str) -> str:
-    return config.split("_")[0]
-
+# ---- the rounds every series shares --------------------------------------------------------------
 
 @dataclass
-class Environment:
-    """Everything shared by the series of one (config, seed): data, model, init, channel distances."""
-
-    config: str
-    params: dict
-    model: object
-    train: object
-    test: object
-    theta0: torch.Tensor
-    distances: np.ndarray
-    g0: float
-    seed: int
-    sigma_cache: dict = field(default_factory=dict)
+class RoundInfo:
+    t: int
+    ul: object  # LinkState [N, K]
+    dl: object  # LinkState [N]
+    clients: np.ndarray
+    subs: np.ndarray
 
     @property
-    def family(self) -> str:
-        return model_family(self.config)
+    def ul_ber(self) -> np.ndarray:
+        return self.ul.ber[self.clients, self.subs]
 
-
-def build_environment(config: str, params: dict, seed: int, device: str = "cpu") -> Environment:
-    """Data partition (guide §7), model and init, client distances. Raises DatasetUnavailableError."""
-    from repro.data import load_dataset
-    from repro.data.partition import DirichletPartitioner, train_test_split_per_client
-    from repro.engine.data import ClientData
-    from repro.engine.rng import RngStreams
-    from repro.models import build_model
-
-    ds = load_dataset(DATASET[config])
-    x = np.concatenate([ds.train_x, ds.test_x])
-    y = np.concatenate([ds.train_y, ds.test_y])
-    n = int(params["num_clients"])
-    parts = DirichletPartitioner(n, float(params["dirichlet_alpha"]), seed=int(params["partition_seed"]), min_size=40).split(y)
-    train_idx, test_idx = train_test_split_per_client(parts, float(params["test_fraction"]), seed=int(params["partition_seed"]))
-    frac = float(params["data_fraction"])
-    if frac < 1.0:
-        rng = np.random.default_rng(int(params["partition_seed"]) + 1)
-        train_idx = [rng.permutation(t)[: max(20, int(round(frac * len(t))))] for t in train_idx]
-        test_idx = [rng.permutation(t)[: max(8, int(round(frac * len(t))))] for t in test_idx]
-    train = ClientData.from_indices(x, y, train_idx, device=device)
-    test = ClientData.from_indices(x, y, test_idx, device=device)
-    fam = model_family(config)
-    if fam == "cnn":
-        shape = dict(in_channels=3, image_size=32) if config == "cnn_cifar10" else dict(in_channels=1, image_size=28)
-        if params["reduced_cnn"]:
-            shape.update(conv1=8, conv2=16, hidden=64)
-        model = build_model("cnn", **shape)
-    else:
-        model = build_model(fam)
-    streams = RngStreams(seed)
-    theta0 = model.init(streams.torch("init"), rows=1, device=device)[0]
-    distances = uniform_distances(n, streams.numpy("distances"), params["d_min_m"], params["d_max_m"])
-    g0 = initial_gradient_bound(model, theta0, train)
-    return Environment(config, params, model, train, test, theta0, distances, g0, seed)
-
-
-def initial_gradient_bound(model, theta0: torch.Tensor, data) -> float:
-    """``G0 = max_n ||grad F_n(w0)||`` on each client's full local training set (D10)."""
-    from repro.engine.train import batch_grad
-
-    n = data.num_clients
-    sizes = data.sizes
-    total = None
-    chunk = 256
-    for start in range(0, data.max_size, chunk):
-        pos = torch.arange(start, min(start + chunk, data.max_size)).unsqueeze(0).expand(n, -1)
-        mask = pos < sizes.unsqueeze(1)
-        x, y = data.gather(torch.arange(n), torch.where(mask, pos, 0))
-        # mean loss over the chunk's valid samples, re-weighted to a sum over samples
-        cnt = mask.sum(1).clamp(min=1).double()
-        g, _ = batch_grad(model, theta0.unsqueeze(0).expand(n, -1).contiguous(), x, y, mask)
-        g = g.double() * cnt.unsqueeze(1) * (mask.sum(1) > 0).unsqueeze(1)
-        total = g if total is None else total + g
-    return float((total / sizes.double().unsqueeze(1)).norm(dim=1).max())
-
-
-# ---- mechanisms ---------------------------------------------------------------------------------
-
-def mechanism_sigma(env: Environment, mechanism: str, t0: int) -> float:
-    """Noise std of each mechanism (guide §6.2); Table II for the proposed one (D12)."""
-    p, fam = env.params, env.family
-    key = (mechanism, t0)
-    if key in env.sigma_cache:
-        return env.sigma_cache[key]
-    clip, delta, eps = float(p["clip"][fam]), float(p["delta_q"][fam]), float(p["epsilon_q"])
-    sens = 2 * clip / int(p["b_ref"][DATASET[env.config]])
-    table = {int(k): float(v) for k, v in p["sigma_table"][fam].items()}
-    if mechanism in ("proposed",) or (mechanism == "perfect" and p["perfect_gaussian_sigma"] == "table"):
-        if t0 not in table:
-            raise ValueError(f"sigma_table[{fam}] has no T0 = {t0}; has {sorted(table)}")
-        s = table[t0]
-    elif mechanism == "nodp":
-        s = 0.0
-    elif mechanism in ("gaussian", "perfect"):
-        from repro.privacy.mechanisms_wpfl import gaussian_sigma_basic_composition
-        s = gaussian_sigma_basic_composition(eps, delta, t0, sens)
-    elif mechanism in ("ma", "dither"):
-        from repro.privacy.mechanisms_wpfl import ma_noise_multiplier
-        z = ma_noise_multiplier(eps, delta, t0, float(p["sampling_rate_q"]), conversion=p["ma_conversion"])
-        s = z * sens
-        if mechanism == "dither" and p["dither_bits_target"] is not None:
-            # mean step so that mean raw bits ~ target: E[Delta] = 3.19 sigma_D, R ~ 1 + log2(C/Delta + 1)
-            s = clip / (2.0 ** (float(p["dither_bits_target"]) - 1) - 1) / 3.19
-    else:
-        raise ValueError(f"unknown mechanism {mechanism!r}")
-    env.sigma_cache[key] = s
-    return s
-
-
-def _clip_rows(u: torch.Tensor, c: float) -> torch.Tensor:
-    """(2): ``u / max(1, ||u|| / C)`` per row."""
-    return u / torch.clamp(u.norm(dim=1, keepdim=True) / c, min=1.0)
+    @property
+    def ul_rho(self) -> np.ndarray:
+        return self.ul.word_error[self.clients, self.subs]
 
 
 @dataclass
-class BitStats:
-    bq_sum: float = 0.0
-    bo_sum: float = 0.0
-    raw_sum: float = 0.0
-    uploads: int = 0
+class ClientLog:
+    """Per-client sums over the rounds: what each client's links looked like and what Stage 2 chose."""
 
-    def add(self, bq: torch.Tensor, bo: torch.Tensor, raw: torch.Tensor | None = None):
-        self.bq_sum += float(bq.double().mean(1).sum())
-        self.bo_sum += float(bo.sum())
-        if raw is not None:
-            self.raw_sum += float(raw.double().mean(1).sum())
-        self.uploads += bq.shape[0]
+    n: int
+    ul_rho_sum: np.ndarray = None
+    ul_count: np.ndarray = None
+    dl_rho_sum: np.ndarray = None
+    dl_errors: np.ndarray = None
+    eta_p_sum: np.ndarray = None
+    lam_sum: np.ndarray = None
+    rounds: int = 0
+    decisions: list = field(default_factory=list)
 
-    def summary(self) -> dict:
-        k = max(self.uploads, 1)
-        return {"bq": self.bq_sum / k, "bo": self.bo_sum / k, "raw": self.raw_sum / k if self.raw_sum else None,
-                "uploads": self.uploads}
+    def __post_init__(self):
+        z = lambda: np.zeros(self.n)  # noqa: E731
+        self.ul_rho_sum, self.ul_count, self.dl_rho_sum, self.dl_errors = z(), z(), z(), z()
+        self.eta_p_sum, self.lam_sum = z(), z()
 
+    def add(self, r: RoundInfo, eta_p, lam, dl_err, keep_decisions: bool):
+        self.ul_rho_sum[r.clients] += r.ul_rho
+        self.ul_count[r.clients] += 1
+        self.dl_rho_sum += r.dl.word_error
+        self.dl_errors += dl_err
+        self.eta_p_sum += eta_p
+        self.lam_sum += lam
+        self.rounds += 1
+        if keep_decisions:
+            self.decisions.append({"t": r.t, "eta_p": _r(eta_p), "lambda": _r(lam), "rho_g": _r(r.dl.word_error),
+                                   "scheduled": [int(c) for c in r.clients], "rho_l": _r(r.ul_rho)})
 
-def transmit_uplink(u: torch.Tensor, mechanism: str, sigma: float, clip: float, bits: int, ber: np.ndarray,
-                    noise_gen: torch.Generator, flip_rng: np.random.Generator, error_free: bool, stats: BitStats | None,
-                    dither_rng: np.random.Generator) -> torch.Tensor:
-    """The received local models ``[k, P]`` of clipped uploads ``u`` (guide §2.2 steps 2-4, §6.2)."""
-    ber = np.zeros_like(ber) if error_free else ber
-    if mechanism == "dither":
-        from repro.privacy.mechanisms_wpfl import dither_raw_bits, dithered_quantize, dithered_reconstruct
-        k, step, dith = dithered_quantize(u, sigma, dither_rng)
-        raw = dither_raw_bits(clip, step)
-        if stats is not None:
-            bq = 1 + codec.bit_length(k.abs())
-            stats.add(bq, codec.overhead_bits(bq), raw)
-        if ber.any():  # one flipped bit of the R_i-bit sign-magnitude word per erroneous element
-            rho = torch.from_numpy(word_error_probability(ber[:, None], 1)).double()  # e
-            p_el = 1 - (1 - rho) ** raw
-            g = torch.Generator().manual_seed(int(flip_rng.integers(2**62)))
-            err = torch.rand(k.shape, generator=g, dtype=torch.float64) < p_el
-            if err.any():
-                which = torch.floor(torch.rand(k.shape, generator=g, dtype=torch.float64) * raw).to(torch.int64)
-                sign_flip = err & (which == raw.to(torch.int64) - 1)
-                mag_flip = err & ~sign_flip
-                k = torch.where(sign_flip, -k, k)
-                k = torch.where(mag_flip, torch.sign(k) * (k.abs() ^ (1 << which.clamp(max=62))), k)
-        return dithered_reconstruct(k, step, dith).to(u.dtype)
-    if sigma > 0:
-        z = torch.randn(u.shape, generator=noise_gen, dtype=u.dtype)
-        x = u + sigma * z
-    else:
-        x = u
-    if mechanism == "perfect":
-        return x
-    amp = clip + 3 * sigma  # (6): A_L = C + 3 sigma (A = C without DP)
-    codes = codec.encode(x, amp, bits)
-    if stats is not None:
-        bq = codec.effective_bits(codes, bits)
-        stats.add(bq, codec.overhead_bits(bq))
-    if ber.any():
-        codes, _ = flip_bits(codes, ber, bits, flip_rng)
-    return codec.decode(codes, amp, bits, u.dtype)
+    def summary(self, distances) -> dict:
+        k = max(self.rounds, 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ul = np.where(self.ul_count > 0, self.ul_rho_sum / np.maximum(self.ul_count, 1), np.nan)
+        out = {"distance_m": _r(distances), "uploads": self.ul_count.astype(int).tolist(), "ul_rho_mean": _r(ul),
+               "dl_rho_mean": _r(self.dl_rho_sum / k), "dl_erroneous_elements_mean": _r(self.dl_errors / k),
+               "eta_p_mean": _r(self.eta_p_sum / k), "lambda_mean": _r(self.lam_sum / k)}
+        if self.decisions:
+            out["decisions"] = self.decisions
+        return out
 
 
-# ---- one series ---------------------------------------------------------------------------------
+def _r(a, digits: int = 6):
+    return [None if not np.isfinite(v) else float(f"{v:.{digits}g}") for v in np.asarray(a, dtype=float).ravel()]
 
-def _batch_sizes(env: Environment) -> object:
+
+class Stage1:
+    """Client selection and subchannel assignment of one policy, with the C7 cap (Sec. VI-B)."""
+
+    def __init__(self, env: Environment, policy: str):
+        p = env.params
+        self.policy, self.env = policy, env
+        self.r_min = min_rate(PAPER_NUM_PARAMS[env.config], int(p["bits"]), float(p["max_delay_s"][env.family]))
+        self.rr = RoundRobin(env.num_clients, int(p["num_subchannels"]))
+        from repro.engine.rng import RngStreams
+        self.rng = RngStreams(env.seed).numpy("scheduling")
+
+    def __call__(self, ul, eligible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.policy == "km":  # P3 (33): min sum rho on the true channel (also for the error-free series)
+            cost = assignment_cost(ul.word_error, ul.snr, ul.rate, self.r_min, self.env.params["rate_constraint"])
+            return min_error_assignment(cost, eligible)
+        if self.policy == "rr":
+            return self.rr(eligible)
+        if self.policy == "random":
+            return random_schedule(eligible, int(self.env.params["num_subchannels"]), self.rng)
+        raise ValueError(f"unknown scheduling policy {self.policy!r}; allowed: km, rr, random")
+
+
+def rounds(env: Environment, policy: str, t0: int):
+    """Yield the rounds of one series: channel draws, schedule; stops when every client has made T0
+    uploads (C7) or at ``round_cap_factor * T0`` rounds."""
+    from repro.engine.rng import RngStreams
+
+    streams = RngStreams(env.seed)
+    chan = env.channel()
+    stage1 = Stage1(env, policy)
+    uploads = np.zeros(env.num_clients, np.int64)
+    cap = int(env.params["round_cap_factor"]) * t0
+    t = 1
+    while (uploads < t0).any() and t <= cap:
+        ul = chan.uplink(streams.torch("channel_ul", key=t))
+        dl = chan.downlink(streams.torch("channel_dl", key=t))
+        clients, subs = stage1(ul, uploads < t0)
+        yield RoundInfo(t, ul, dl, clients, subs)
+        uploads[clients] += 1
+        t += 1
+
+
+def next_downlink(env: Environment, t: int):
+    """The DL link state of round ``t`` (the same draw :func:`rounds` makes), for Stage 2's rho_G^{t+1}."""
+    from repro.engine.rng import RngStreams
+
+    return env.channel().downlink(RngStreams(env.seed).torch("channel_dl", key=t))
+
+
+def batch_sizes(env: Environment):
     b = env.params["batch_size"]
-    if b == "auto":  # D2: b_n = max(1, round(q |D_n|))
+    if b == "auto":  # b_n = max(1, round(q |D_n|)) (README, decisions)
         return torch.clamp(torch.round(env.params["sampling_rate_q"] * env.train.sizes.double()), min=1).to(torch.int64)
     return int(b[env.family])
 
 
-def run_series(env: Environment, series: str, t0: int, eval_every: int | None = None, log=print) -> dict:
-    """Train one series at one T0; returns final metrics, per-round records and bit statistics."""
+def step_plan_of(env: Environment, t: int):
+    """Round t's mini-batches (tau steps of batch b for every client); the same for every series."""
     from repro.engine.rng import RngStreams
     from repro.engine.schedule import step_plan
-    from repro.engine.train import evaluate, local_sgd
 
-    label, mechanism, policy, adjust, error_free = SERIES[series]
-    p, fam = env.params, env.family
-    n, k_sub, bits = int(p["num_clients"]), int(p["num_subchannels"]), int(p["bits"])
-    clip = float(p["clip"][fam])
-    sigma = mechanism_sigma(env, mechanism, t0)
+    return step_plan(env.train.sizes.cpu(), batch_sizes(env), int(env.params["local_steps"]),
+                     RngStreams(env.seed).torch("data_order", key=int(t)))
+
+
+def final_metrics(env: Environment, personal: torch.Tensor) -> dict:
+    """Sec. VII-3 metrics of the personalised models of all N clients: sample-weighted test accuracy,
+    max test loss, Jain's index of the training losses. A client whose model is not finite (a diverged
+    method) is counted in ``nonfinite_clients`` and scored as failed: accuracy 0, loss +inf, Jain undefined."""
+    from repro.engine.train import evaluate
+
+    n = env.num_clients
+    bad = ~torch.isfinite(personal).all(1)
+    ev_test, ev_train = evaluate(env.model, personal, env.test), evaluate(env.model, personal, env.train)
+    acc, loss = ev_test.accuracy.double().clone(), ev_test.loss.double().clone()
+    acc[bad], loss[bad] = 0.0, float("inf")
+    count = ev_test.count.double()
+    x = ev_train.loss.double()
+    jain = float(x.sum() ** 2 / (n * (x**2).sum())) if not bool(bad.any()) else float("nan")
+    tr_acc = ev_train.accuracy.double().clone()
+    tr_acc[bad] = 0.0
+    return {"accuracy": float((acc * count).sum() / count.sum()), "accuracy_unweighted": float(acc.mean()),
+            "max_test_loss": float(loss.max()), "jain": jain,
+            "train_accuracy": float((tr_acc * ev_train.count.double()).sum() / ev_train.count.double().sum()),
+            "test_accuracy_per_client": _r(acc), "nonfinite_clients": int(bad.sum())}
+
+
+def accuracy_now(env: Environment, personal: torch.Tensor) -> float:
+    from repro.engine.train import evaluate
+
+    return evaluate(env.model, personal, env.test).weighted_mean("accuracy")
+
+
+# ---- dispatch ------------------------------------------------------------------------------------
+
+def run_series(env: Environment, series: str, t0: int, *, lr: float | None = None, eval_every: int | None = None,
+               keep_decisions: bool = False, bit_stats: bool = False, log=print) -> dict:
+    """Train one series at one T0. ``lr``: the learning rate of a tuned series (default: ``default_lr``)."""
+    spec = SERIES[series]
+    t_start = time.process_time()
+    if spec.algorithm == "wpfl":
+        out = run_wpfl(env, spec, t0, lr=lr, eval_every=eval_every, keep_decisions=keep_decisions, bit_stats=bit_stats)
+    else:
+        from repro.papers.wpfl_minmax.pfl_baselines import run_pfl
+
+        out = run_pfl(env, spec, t0, lr=lr, eval_every=eval_every)
+    out.update(series=series, label=spec.label, t0=t0, cpu_s=time.process_time() - t_start)
+    log(f"{env.config} {series} ({spec.label}) T0={t0}: acc={out['accuracy']:.4f} maxloss={out['max_test_loss']:.3f} "
+        f"jain={out['jain']:.3f} rounds={out['rounds']} lr={out.get('lr')} ({out['cpu_s']:.1f} s CPU)")
+    return out
+
+
+# ---- WPFL (Alg. 1 + 2) ---------------------------------------------------------------------------
+
+def run_wpfl(env: Environment, spec: Series, t0: int, *, lr: float | None, eval_every: int | None,
+             keep_decisions: bool, bit_stats: bool) -> dict:
+    from repro.engine.rng import RngStreams
+    from repro.engine.train import local_sgd
+
+    p, fam, n = env.params, env.family, env.num_clients
+    bits, clip = int(p["bits"]), float(p["clip"][fam])
+    sigma = mechanism_sigma(env, spec.mechanism, t0)
     L, mu = th.lipschitz_and_convexity(env.config)
-    kb = th.BoundConstants(**p["bound_constants"])
-    budget = LinkBudget(num_subchannels=k_sub, total_bw_hz=float(p["total_bw_hz"]), noise_dbm_per_hz=float(p["noise_dbm_per_hz"]),
-                        client_power_dbm=float(p["client_power_dbm"]), bs_power_dbm=float(p["bs_power_dbm"]),
-                        pl0_db=float(p["pl0_db"]), pl_exponent=float(p["pl_exponent"]), dl_power_split=bool(p["dl_power_split"]))
-    channel = OfdmaChannel(budget, env.distances, bits=bits, qam_order=int(p["qam_order"]), error_free=error_free)
-    r_min = min_rate(PAPER_NUM_PARAMS[env.config], bits, float(p["max_delay_s"][fam]))
-    streams = RngStreams(env.seed)
-    sched_rng = streams.numpy("scheduling")
-    rr = RoundRobin(n, k_sub)
-    lr0, lam0 = float(p["default_lr"]), float(p["default_lambda"])
-    eta_f = th.eta_fl_optimal(mu, L, kb) if adjust else lr0
+    kb = th.BoundConstants(**p["bound_constants"], M=env.m_bound)
+    adapt = spec.coefficients == "p7"
+    lr_fixed = float(p["default_lr"]) if lr is None else float(lr)
+    eta_f = th.eta_fl_optimal(mu, L, kb) if adapt else lr_fixed  # P5 closed form
     eps_f = float(th.eps_fl(eta_f, mu, L, kb))
     eps_p = th.eps_pl_target(mu, float(p["eps_p_fraction"]))
-    no_quant = mechanism in ("perfect", "dither")
+    no_quant = spec.mechanism in ("perfect", "dither")
     e_local = 0.0 if no_quant else (clip + 3 * sigma) / (2.0**bits - 1)
     bound_in = th.ModelBoundInputs(PAPER_NUM_PARAMS[env.config], clip, sigma, e_local, 0.0 if no_quant else clip / (2.0**bits - 1))
-    eta_p = np.full(n, lr0)
-    lam = np.full(n, lam0)
-    steps = int(p["local_steps"])
-    bsz = _batch_sizes(env)
-    sizes = env.train.sizes.cpu()
-    stats = BitStats() if t0 == int(p["t0_default"]) else None
-
-    def q_global(w):  # (19): Q_G over +-C (identity for perfect Gaussian)
-        return w if mechanism == "perfect" else codec.decode(codec.encode(w.unsqueeze(0), clip, bits), clip, bits, w.dtype)[0]
-
-    omega_g = q_global(env.theta0.clone())
+    # first PL step: the defaults (Sec. VII); adapting series then take P7's output of the previous round
+    eta_p = np.full(n, float(p["default_lr"]) if adapt else lr_fixed)
+    lam = np.full(n, float(p["default_lambda"]))
+    streams = RngStreams(env.seed)
+    stats = BitStats() if bit_stats else None
+    quantized = spec.mechanism != "perfect"
+    omega_g = quantize_global(env.theta0.clone(), clip, bits) if quantized else env.theta0.clone()
     pl = env.theta0.unsqueeze(0).repeat(n, 1)
-    uploads = np.zeros(n, np.int64)
-    dl = channel.downlink(streams.spawn(1).torch("channel_dl"))
-    records = []
-    t = 1
-    cap = int(p["round_cap_factor"]) * t0
-    t_start = time.perf_counter()
-    while (uploads < t0).any() and t <= cap:
-        rs = streams.spawn(t)
-        ul = channel.uplink(rs.torch("channel_ul"))
-        eligible = uploads < t0
-        if policy == "km":
-            cost = assignment_cost(ul.word_error, ul.snr, ul.rate, r_min, p["rate_constraint"])
-            clients, subs = min_error_assignment(cost, eligible)
-        elif policy == "rr":
-            clients, subs = rr(eligible)
-        else:
-            clients, subs = random_schedule(eligible, k_sub, sched_rng)
-        # downlink broadcast (18): every client decodes its own bit-errored copy of Q_G(global)
-        if mechanism == "perfect" or error_free:
-            recv = omega_g.unsqueeze(0).expand(n, -1).contiguous()
-        else:
-            codes = codec.encode(omega_g.unsqueeze(0), clip, bits).expand(n, -1).contiguous()
-            codes, n_err = flip_bits(codes, dl.ber, bits, rs.numpy("bitflip_dl"))
-            recv = omega_g.unsqueeze(0).repeat(n, 1)  # omega_g is already on the Q_G grid
-            hit = torch.as_tensor(np.flatnonzero(n_err), dtype=torch.int64)
-            if len(hit):
-                recv[hit] = codec.decode(codes[hit], clip, bits, omega_g.dtype)
+    log = ClientLog(n)
+    records, t_last = [], 0
+    for r in rounds(env, spec.policy, t0):
+        t, clients, k = r.t, r.clients, len(r.clients)
+        faulty = quantized and not spec.error_free
+        dl_ber = r.dl.ber if faulty else np.zeros(n)
+        recv, dl_err = downlink(omega_g, clip, bits, dl_ber, streams.numpy("bitflip_dl", key=t), quantize=quantized)
         sel = torch.as_tensor(clients, dtype=torch.int64)
-        k = len(clients)
-        # one batched call: rows 0..k-1 = FL updates (20a) of the scheduled clients from their received
-        # global model; rows k.. = PL updates (20b) of every client (D4), anchored at the received model
-        plan = step_plan(sizes, bsz, steps, rs.torch("data_order"))
+        # one batched call: rows 0..k-1 = (20a) of the scheduled clients from their received global model;
+        # rows k.. = (20b) of every client, anchored at its received global model
         lam_t = torch.as_tensor(lam, dtype=pl.dtype)
-        fl_lr = torch.full((k,), eta_f, dtype=pl.dtype)
-        both = local_sgd(env.model, torch.cat([recv[sel], pl]), env.train, plan,
-                         lr=torch.cat([fl_lr, torch.as_tensor(eta_p, dtype=pl.dtype)]),
+        both = local_sgd(env.model, torch.cat([recv[sel], pl]), env.train, step_plan_of(env, t),
+                         lr=torch.cat([torch.full((k,), eta_f, dtype=pl.dtype), torch.as_tensor(eta_p, dtype=pl.dtype)]),
                          mu=torch.cat([torch.zeros(k, dtype=pl.dtype), lam_t]), anchor=torch.cat([recv[sel], recv]),
                          loss_scale=torch.cat([torch.ones(k, dtype=pl.dtype), 1 - lam_t / 2]),
                          row_client=torch.cat([sel, torch.arange(n)]))
         pl = both[k:]
+        log.add(r, eta_p, lam, dl_err, keep_decisions)
         if k:
-            u = _clip_rows(both[:k], clip)  # (2)
-            received = transmit_uplink(u, mechanism, sigma, clip, bits, ul.ber[clients, subs], rs.torch("dp_noise"),
-                                       rs.numpy("bitflip_ul"), error_free, stats, rs.numpy("dither"))
+            ul_ber = r.ul_ber if faulty else np.zeros(k)
+            received = transmit_uplink(clip_rows(both[:k], clip), spec.mechanism, sigma, clip, bits, ul_ber,
+                                       streams.torch("dp_noise", key=t), streams.numpy("bitflip_ul", key=t), stats)
             omega_l = received.mean(0)  # (16)
-            omega_g = q_global(omega_l)  # (19)
-        uploads[clients] += 1
-        dl = channel.downlink(streams.spawn(t + 1).torch("channel_dl"))
-        rho_ul = ul.word_error[clients, subs]
-        if adjust:  # Stage 2 (P7) for the next PL step (D11)
-            theta_l = 0.0 if error_free else th.theta_l_min(rho_ul, bound_in, bits)
-            rho_g = np.zeros(n) if error_free else dl.word_error
+            omega_g = quantize_global(omega_l, clip, bits) if quantized else omega_l  # (19)
+        if adapt:  # Stage 2 for the next round's PL step: Theta_L,min^t and rho_G^{t+1}
+            theta_l = 0.0 if spec.error_free else th.theta_l_min(r.ul_rho, bound_in, bits)
+            rho_g = np.zeros(n) if spec.error_free else next_downlink(env, t + 1).word_error
             eta_p, lam, _ = th.solve_p7(rho_g, g0=env.g0, mu=mu, eps_p=eps_p, eps_f=eps_f,
                                         gam2=th.gamma2(theta_l, bound_in, kb), gam3=th.gamma3(theta_l, bound_in, kb), k=kb)
-        rec = {"t": t, "scheduled": len(clients), "rho_ul_mean": float(np.mean(rho_ul)) if len(clients) else 0.0,
-               "eta_p_mean": float(np.mean(eta_p)), "lambda_mean": float(np.mean(lam))}
-        if eval_every and (t % eval_every == 0):
-            ev = evaluate(env.model, pl, env.test)
-            rec["accuracy"] = ev.weighted_mean("accuracy")
+        rec = {"t": t, "scheduled": k, "rho_ul_mean": float(np.mean(r.ul_rho)) if k else 0.0}
+        if eval_every and t % eval_every == 0:
+            rec["accuracy"] = accuracy_now(env, pl)
         records.append(rec)
-        t += 1
-    ev_test = evaluate(env.model, pl, env.test)
-    ev_train = evaluate(env.model, pl, env.train)
-    x = ev_train.loss.double()
-    jain = float(x.sum() ** 2 / (n * (x**2).sum()))
-    out = {
-        "series": series, "label": label, "t0": t0, "rounds": t - 1,
-        "accuracy": ev_test.weighted_mean("accuracy"),
-        "accuracy_unweighted": float(ev_test.accuracy.double().mean()),
-        "max_test_loss": float(ev_test.loss.max()),
-        "jain": jain, "train_accuracy": ev_train.weighted_mean("accuracy"),
-        "sigma": sigma, "eta_f": eta_f, "uploads_min": int(uploads.min()), "uploads_max": int(uploads.max()),
-        "records": records, "seconds": time.perf_counter() - t_start,
-    }
+        t_last = t
+    out = {"rounds": t_last, "sigma": sigma, "eta_f": eta_f, "lr": None if adapt else lr_fixed, **final_metrics(env, pl),
+           "clients": log.summary(env.distances), "records": records}
     if stats is not None:
         out["bits"] = stats.summary()
-    log(f"{env.config} {series} T0={t0}: acc={out['accuracy']:.4f} maxloss={out['max_test_loss']:.3f} "
-        f"jain={jain:.3f} rounds={t - 1} ({out['seconds']:.1f}s)")
     return out

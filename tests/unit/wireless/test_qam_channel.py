@@ -13,14 +13,19 @@ from repro.wireless.qam import flip_bits, qam_ber, word_error_probability
 def test_qam_ber_matches_printed_constants():
     g = np.array([1.0, 100.0, 1000.0])
     from scipy.stats import norm
-    expected = 0.46875 * norm.sf(np.sqrt(3 * g * 8 / 255))
-    assert np.allclose(qam_ber(g, 256), expected, rtol=1e-12)
+    expected = 0.46875 * norm.sf(np.sqrt(3 * g * 8 / 255))  # eq. (13) as printed, g read as Eb/N0
+    assert np.allclose(qam_ber(g, 256, snr_per="bit"), expected, rtol=1e-12)
+    # per-symbol SNR (eq. (12)): Eb/N0 = Es/N0 / log2 M
+    assert np.allclose(qam_ber(8 * g, 256), expected, rtol=1e-12)
 
 
-def test_ber_thresholds_from_guide():
-    # e = 1e-3 at 19.4 dB, 1e-6 at 23.5 dB (guide §3)
-    assert qam_ber(10 ** 1.94) == pytest.approx(1e-3, rel=0.1)
-    assert qam_ber(10 ** 2.35) == pytest.approx(1e-6, rel=0.15)
+def test_ber_thresholds():
+    # as printed: e = 1e-3 at Eb/N0 = 19.4 dB, 1e-6 at 23.5 dB; per symbol 9.03 dB (log2 256) higher
+    assert qam_ber(10 ** 1.94, snr_per="bit") == pytest.approx(1e-3, rel=0.1)
+    assert qam_ber(10 ** 2.35, snr_per="bit") == pytest.approx(1e-6, rel=0.15)
+    assert qam_ber(10 ** (1.94 + 0.903)) == pytest.approx(1e-3, rel=0.1)
+    with pytest.raises(ValueError, match="snr_per"):
+        qam_ber(1.0, snr_per="dB")
 
 
 def test_bad_qam_order():

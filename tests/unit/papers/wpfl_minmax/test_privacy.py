@@ -82,9 +82,9 @@ def test_effective_bits_and_overhead():
 
 
 def test_dither_error_is_gaussian():
-    rng = np.random.default_rng(0)
+    g = torch.Generator().manual_seed(0)
     u = torch.full((100_000,), 0.37, dtype=torch.float64)
-    k, step, dither = dithered_quantize(u, 0.2, rng)
+    k, step, dither = dithered_quantize(u, 0.2, g)
     err = (dithered_reconstruct(k, step, dither) - u).numpy() / 0.2
     assert stats.kstest(err, "norm").pvalue > 1e-3
     assert float(step.mean()) / 0.2 == pytest.approx(3.19, rel=0.02)

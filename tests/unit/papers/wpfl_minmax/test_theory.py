@@ -126,3 +126,39 @@ def test_bad_inputs():
         th.feasible_intervals(0.27, 0.5)
     with pytest.raises(ValueError, match="unknown configuration"):
         th.lipschitz_and_convexity("resnet")
+
+
+def test_phi_terms_split_phi():
+    m, g2, g3 = _inputs("dnn_mnist", theta=3.0)
+    L, mu = th.lipschitz_and_convexity("dnn_mnist")
+    kb = th.BoundConstants(M=7.0)
+    ef = float(th.eps_fl(th.eta_fl_optimal(mu, L, kb), mu, L, kb))
+    eta, lam, rho = np.array([0.02, 0.07]), np.array([0.3, 0.05]), np.array([0.0, 1e-3])
+    a, psi, x = th.phi_terms(eta, lam, rho, g0=2.0, mu=mu, eps_f=ef, gam2=g2, gam3=g3, k=kb)
+    assert a + psi * x == pytest.approx(th.phi_pl(eta, lam, rho, g0=2.0, mu=mu, eps_f=ef, gam2=g2, gam3=g3, k=kb), rel=1e-12)
+
+
+def test_constants_from_gradients():
+    g = np.array([[3.0, 4.0], [0.0, 0.0], [0.0, 2.0]])
+    g0, m = th.constants_from_gradients(g, mu=0.5)
+    assert g0 == pytest.approx(5.0)
+    # heterogeneity: max_n ||g_n - mean|| / mu
+    mean = g.mean(0)
+    assert m == pytest.approx(np.linalg.norm(g - mean, axis=1).max() / 0.5)
+    with pytest.raises(ValueError, match="mu"):
+        th.constants_from_gradients(g, mu=0.0)
+
+
+@pytest.mark.parametrize("cfg", ["dnn_mnist", "mlr_mnist", "cnn_fmnist"])
+def test_p7_moves_between_its_two_limits(cfg):
+    """P7's solution is monotone in the noise weight X of (34): from the gradient-term minimiser (X -> 0) to
+    argmin Psi (X -> infinity); at the noise weights of training (X >> G0^2) it sits at argmin Psi."""
+    _, mu = th.lipschitz_and_convexity(cfg)
+    ep = th.eps_pl_target(mu)
+    xs = np.geomspace(1e-4, 1e8, 25)
+    eta = np.array([th.solve_p7(np.zeros(1), g0=3.0, mu=mu, eps_p=ep, eps_f=0.0, gam2=0.0, gam3=x)[0][0] for x in xs])
+    d = np.diff(eta)
+    assert np.all(d >= -1e-9) or np.all(d <= 1e-9)
+    e_inf = th.solve_p7(np.zeros(1), g0=3.0, mu=mu, eps_p=ep, eps_f=0.0, gam2=0.0, gam3=1e12)[0][0]
+    grid = np.geomspace(*th.feasible_intervals(mu, ep)[0], 200001)[1:-1]
+    assert e_inf == pytest.approx(grid[np.argmin(th.psi_pl(grid, th.lambda_of_eta(grid, mu, ep)))], rel=1e-3)

@@ -1,0 +1,118 @@
+"""Round-loop invariants of wpfl_minmax's training on a tiny MLR environment (real MNIST subset)."""
+
+import numpy as np
+import pytest
+import torch
+
+from repro import experiment as ex
+from repro.data import DatasetUnavailableError
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def _env(**over):
+    from repro.papers.wpfl_minmax.environment import build_environment
+    from repro.papers.wpfl_minmax.experiments import _settings
+
+    p = ex.load_params("wpfl_minmax", "smoke")
+    s = _settings(p)
+    s["sigma_table"] = {m: {int(k): v for k, v in t.items()} for m, t in s["sigma_table"].items()}
+    s.update(over)
+    try:
+        return build_environment("mlr_mnist", s, 0)
+    except DatasetUnavailableError:
+        pytest.skip("MNIST not available")
+
+
+def test_same_run_twice_same_numbers():
+    from repro.papers.wpfl_minmax.training import run_series
+
+    env = _env()
+    a = run_series(env, "S1", 2, log=lambda m: None)
+    b = run_series(env, "S1", 2, log=lambda m: None)
+    assert a["accuracy"] == b["accuracy"] and a["max_test_loss"] == b["max_test_loss"]
+
+
+def test_c7_cap_every_client_uploads_t0_times():
+    from repro.papers.wpfl_minmax.training import rounds
+
+    env = _env()
+    for policy in ("km", "rr", "random"):
+        counts = np.zeros(env.num_clients, int)
+        for r in rounds(env, policy, 3):
+            assert len(set(r.clients)) == len(r.clients) and len(set(r.subs)) == len(r.subs)
+            counts[r.clients] += 1
+        assert np.all(counts == 3), policy
+
+
+def test_error_free_series_schedules_on_the_true_channel():
+    """S7 uses KM on the true rho (the same clients and subchannels as S1), only its transmissions are error-free."""
+    from repro.papers.wpfl_minmax.training import SERIES, rounds
+
+    env = _env()
+    assert SERIES["S7"].policy == SERIES["S1"].policy == "km"
+    a = [(tuple(r.clients), tuple(r.subs)) for r in rounds(env, SERIES["S1"].policy, 3)]
+    b = [(tuple(r.clients), tuple(r.subs)) for r in rounds(env, SERIES["S7"].policy, 3)]
+    assert a == b
+
+
+def test_corrupted_downlink_words_stay_in_the_quantizer_range():
+    from repro.papers.wpfl_minmax.uplink import downlink, quantize_global
+
+    w = quantize_global(torch.randn(5000) * 0.1, 3.0, 16)
+    copies, n_err = downlink(w, 3.0, 16, np.array([0.0, 0.05, 0.5]), np.random.default_rng(0))
+    assert n_err[0] == 0 and n_err[2] > n_err[1] > 0
+    assert torch.equal(copies[0], w)
+    assert float(copies.abs().max()) <= 3.0 + 1e-6
+    assert int((copies[1] != w).sum()) == n_err[1]
+
+
+def test_pfl_baselines_train_every_client_but_aggregate_only_the_scheduled():
+    """Equal training opportunities: every client's personalised model changes every round; the server's
+    model is the mean of the scheduled uploads only."""
+    from repro.engine.rng import RngStreams
+    from repro.papers.wpfl_minmax import pfl_baselines as pb
+    from repro.papers.wpfl_minmax.training import SERIES, rounds
+
+    env = _env()
+    link = pb.RoundLink(env, 0.0, RngStreams(0))
+    setup = pb.WirelessPFLSetup(model=env.model, train=env.train, streams=RngStreams(0), lr=0.05, batch_size=8,
+                                upload=link.upload, download=link.download, env=env, link=link)
+    algo = pb.build_algorithm(env, SERIES["S14"], setup, link, 2)
+    state = algo.init(env.theta0)
+    r = next(rounds(env, "km", 2))
+    link.begin(r)
+    link.dl_ber = np.zeros(env.num_clients)
+    link.ul_ber[:] = 0.0
+    new = algo.round(state, r.t)
+    moved = (new.personal - state.personal).norm(dim=1)
+    assert bool((moved > 0).all())
+    sel = torch.as_tensor(np.sort(r.clients))
+    expect = pb.clip_rows(new.personal[sel], link.clip)
+    from repro.papers.wpfl_minmax import codec
+    amp = link.clip
+    expect = codec.decode(codec.encode(expect, amp, link.bits), amp, link.bits, expect.dtype).mean(0)
+    assert torch.allclose(new.global_params, expect, atol=1e-6)
+
+
+def test_diverged_models_are_counted_not_hidden():
+    from repro.papers.wpfl_minmax.training import final_metrics
+
+    env = _env()
+    pers = env.theta0.unsqueeze(0).repeat(env.num_clients, 1)
+    pers[3, 0] = float("nan")
+    m = final_metrics(env, pers)
+    assert m["nonfinite_clients"] == 1 and m["max_test_loss"] == float("inf") and np.isnan(m["jain"])
+    assert m["test_accuracy_per_client"][3] == 0.0
+
+
+def test_missing_dataset_gives_unavailable_result(tmp_path, monkeypatch):
+    from repro.papers.wpfl_minmax import experiments as E, runs
+
+    monkeypatch.setenv("REPRO_DATA_MIRROR", str(tmp_path / "empty"))
+    monkeypatch.setenv("REPRO_DATA_DIR", str(tmp_path / "cache"))
+    (tmp_path / "empty").mkdir()
+    p = ex.load_params("wpfl_minmax", "smoke")
+    spec = E.group_runs(p, "proposed")[0]
+    out = runs.train_group(spec, ex.RunContext(profile="smoke", run_id="x", log=lambda m: None))
+    assert ex.is_unavailable(out)
