@@ -19,9 +19,10 @@ from pathlib import Path
 
 from repro.data import download as dl
 from repro.data.errors import DatasetCorruptError, DatasetUnavailableError, DownloadError
-from repro.data.integrity import file_digest, move_aside
+from repro.data.integrity import checked_digest, move_aside
 from repro.data.registry import DatasetSpec
 from repro.paths import data_dir, project_root
+from repro.results import publish_mode
 
 log = logging.getLogger("repro.data")
 
@@ -86,14 +87,20 @@ def places(spec: DatasetSpec) -> list[Place]:
     return out
 
 
+def candidate_paths(spec: DatasetSpec, file: str) -> list[Path]:
+    """Every existing copy of ``file`` in the places of ``spec``, in lookup order."""
+    return [p.path / c for p in places(spec) for c in _candidates(spec, file) if (p.path / c).is_file()]
+
+
 def _candidates(spec: DatasetSpec, file: str) -> list[str]:
     # IDX files are stored gzip-compressed by the official sources; a plain copy is accepted too
     return [file + ".gz", file] if spec.kind == "idx" else [file]
 
 
 def _digest(spec: DatasetSpec, path: Path, algorithm: str, stored_name: str) -> str:
-    # the decision to decompress follows the file's *stored* name: temporary copies have other suffixes
-    return file_digest(path, algorithm, decompress=spec.kind == "idx" and stored_name.endswith(".gz"))
+    # the decision to decompress follows the file's *stored* name: temporary copies have other suffixes;
+    # a damaged gzip stream (flipped byte, truncation) gives "unreadable ...", which fails like a mismatch
+    return checked_digest(path, algorithm, decompress=spec.kind == "idx" and stored_name.endswith(".gz"))
 
 
 def _download_urls(spec: DatasetSpec, file: str) -> list[tuple[str, str]]:
@@ -161,6 +168,7 @@ def _verify_into_cache(spec, src: Path, dest: Path, algorithm, expected, in_cach
         dl.copy_atomic(src, tmp)
         actual = _digest(spec, tmp, algorithm, dest.name)
         if actual == expected:
+            publish_mode(tmp)
             os.replace(tmp, dest)
             return dest
         # a mirror or system folder is not ours: its bad copy is reported and skipped, never renamed
