@@ -57,13 +57,31 @@ def figure_files(profile, slug, fig):
     return [f"figures/{profile}/{slug}/{fig}.{e}" for e in ("pdf", "png", "csv", "md")]
 
 
+@functools.cache
+def dataset_flag(name):
+    """``data/status/<name>.json``, the run input that records whether the dataset can be had.
+
+    When the workflow loads (main process only), a status file that no longer tells the truth (its
+    dataset was fixed, damaged or removed since) is rewritten here with what is true now, so exactly the
+    runs that need the dataset rerun (repro.data.status.sync_status_file). A dry run does it too.
+    """
+    path = f"data/status/{name}.json"
+    if workflow.is_main_process:
+        from repro.data.status import sync_status_file
+
+        state = sync_status_file(path, name)
+        if state.startswith("updated"):
+            print(f"dataset {name}: status {state}; the runs that need it rerun", file=sys.stderr)
+    return path
+
+
 def dataset_flags(profile, slug, run_id):
     """Dataset status files a run needs (every dataset named by a figure that uses the run)."""
     names = set()
     for f in figures_of(profile, slug).values():
         if run_id in f.run_ids:
             names.update(f.datasets)
-    return [f"data/status/{name}.json" for name in sorted(names)]
+    return [dataset_flag(name) for name in sorted(names)]
 
 
 def all_targets(profile, slugs):
