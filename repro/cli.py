@@ -165,11 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-#: errors caused by the user's input or environment: printed as one paragraph, no traceback
+#: errors caused by the user's input or environment (a bad value or name, a missing or damaged file,
+#: a full disk, a dataset that cannot be had): printed as one paragraph, no traceback
 def _user_errors():
     from repro.data.errors import DatasetError
 
-    return (ex.ConfigError, DatasetError, FileNotFoundError, PermissionError)
+    return (ex.ConfigError, DatasetError, OSError)
 
 
 def main(argv=None) -> int:
