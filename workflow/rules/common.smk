@@ -15,13 +15,21 @@ if config.get("data_mirror"):
     os.environ["REPRO_DATA_MIRROR"] = os.path.abspath(config["data_mirror"])
 
 
+def user_error(err):
+    """Stop the workflow with one paragraph (no traceback) for a bad name or value in the configuration."""
+    raise SystemExit(f"repro: error: {err}")
+
+
 def selected_papers():
     """config["papers"]: "all" or a list of slugs (each checked against the registry)."""
     chosen = config["papers"]
     if chosen == "all":
         return list(ALL_PAPERS)
     for slug in chosen:
-        ex.check_choice("paper in config 'papers'", slug, ALL_PAPERS)
+        try:
+            ex.check_choice("paper in config 'papers'", slug, ALL_PAPERS)
+        except ex.ConfigError as e:
+            user_error(e)
     return list(chosen)
 
 
@@ -34,12 +42,18 @@ wildcard_constraints:
 
 @functools.cache
 def figures_of(profile, slug):
-    return {f.fig_id: f for f in ex.figure_specs(slug, profile)}
+    try:
+        return {f.fig_id: f for f in ex.figure_specs(slug, profile)}
+    except ex.ConfigError as e:  # a bad parameter value, checked when the profile loads
+        user_error(e)
 
 
 @functools.cache
 def resources_of(profile, slug):
-    return ex.run_resources(slug, profile)
+    try:
+        return ex.run_resources(slug, profile)
+    except ex.ConfigError as e:
+        user_error(e)
 
 
 def run_gpus(wc):
