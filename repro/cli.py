@@ -80,8 +80,11 @@ def _cmd_claims(args) -> int:
     if args.evaluate:
         for slug in registry.slugs():
             pipeline.evaluate_claims(slug, args.profile)
-    if not pipeline.load_claims(args.profile):
-        print(f"no claims.json under results/{args.profile}/: run the workflow first (snakemake --cores 2 all)", file=sys.stderr)
+    from repro import paths
+
+    if not any((paths.results_dir(args.profile, slug) / "claims.json").exists() for slug in registry.slugs()):
+        print(f"repro: error: no claims.json under results/{args.profile}/: run the workflow first "
+              f"(snakemake --cores all)", file=sys.stderr)
         return 2
     if args.write:
         report.write_report(args.profile)
