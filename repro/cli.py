@@ -122,6 +122,8 @@ def _positive_int(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="repro", description="Regenerate the figures and judge the claims of private / wireless FL papers.")
     p.add_argument("--version", action="version", version=f"repro {__version__}")
+    p.add_argument("--data-mirror", metavar="DIR", help="folder(s) with offline dataset copies (':'-separated); "
+                   "default: $REPRO_DATA_MIRROR, else data_mirror in config/config.yaml")
     sub = p.add_subparsers(dest="command", required=True)
     slugs = list(registry.slugs())
 
@@ -179,6 +181,10 @@ def _user_errors():
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        if args.data_mirror:
+            from repro.data.sources import use_mirrors
+
+            use_mirrors(args.data_mirror)
         if getattr(args, "device", None) is not None:
             check_device(args.device)
         return int(args.func(args) or 0)

@@ -1,7 +1,8 @@
 """Where a dataset's files are looked for, in order, and how a verified copy reaches the cache.
 
-Order: project cache ``data/raw/<name>/`` -> mirror folder(s) (``$REPRO_DATA_MIRROR``, several
-separated by ``os.pathsep``, else ``data_mirror`` in ``config/config.yaml``) -> system locations
+Order: project cache ``data/raw/<name>/`` -> mirror folder(s) (given by :func:`use_mirrors`, i.e.
+``repro --data-mirror`` or the workflow's ``data_mirror`` setting; else ``$REPRO_DATA_MIRROR``, several
+separated by ``os.pathsep``; else ``data_mirror`` in ``config/config.yaml``) -> system locations
 (Debian's ``/usr/share/datasets/...``) -> the official download. Every copy is verified against the
 reference checksum before it is used. A copy that fails is never used and the search goes on: in the
 project cache it is renamed ``*.corrupt``; in a mirror or system folder (not the project's to change,
@@ -61,7 +62,23 @@ def raw_dir(name: str) -> Path:
     return data_dir() / "raw" / name
 
 
+_MIRRORS: list[Path] | None = None  # set by use_mirrors: wins over the environment and config.yaml
+
+
+def use_mirrors(value: str | None) -> None:
+    """Mirror folder(s) for this process (``os.pathsep``-separated; relative to the project root);
+    None or "" goes back to ``$REPRO_DATA_MIRROR`` / ``config/config.yaml``."""
+    global _MIRRORS
+    if not value:
+        _MIRRORS = None
+        return
+    roots = [Path(p).expanduser() for p in str(value).split(os.pathsep) if p]
+    _MIRRORS = [p if p.is_absolute() else project_root() / p for p in roots]
+
+
 def mirror_roots() -> list[Path]:
+    if _MIRRORS is not None:
+        return list(_MIRRORS)
     env = os.environ.get("REPRO_DATA_MIRROR")
     if env is not None:
         return [Path(p).expanduser() for p in env.split(os.pathsep) if p]

@@ -1,18 +1,27 @@
 # Shared helpers: papers come from the registry (repro/papers/*), figures and runs from each paper's
 # experiments.py.
 import functools
-import sys
 import os
+import shlex
+import sys
+
+from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
 from repro import experiment as ex
 from repro import registry
+from repro.data import sources
 
 PROFILES = ex.PROFILES
-REPRO = f"{sys.executable} -m repro"  # the interpreter snakemake runs in, whatever PATH says
 ALL_PAPERS = registry.slugs()
-
-if config.get("data_mirror"):
-    os.environ["REPRO_DATA_MIRROR"] = os.path.abspath(config["data_mirror"])
+#: the software of every rule (used with --software-deployment-method conda; rules run from the project
+#: root, so `python -m repro` there imports this checkout's package)
+CONDA_ENV = "../../environment.yml"
+# data_mirror (config.yaml or --config data_mirror=DIR): used here (dataset status) and passed to every command
+MIRROR = os.path.abspath(config["data_mirror"]) if config.get("data_mirror") else ""
+sources.use_mirrors(MIRROR or None)
+# the interpreter snakemake runs in, whatever PATH says; the conda env's python when rules use conda
+PYTHON = "python" if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method else shlex.quote(sys.executable)
+REPRO = f"{PYTHON} -m repro --data-mirror {shlex.quote(MIRROR)}" if MIRROR else f"{PYTHON} -m repro"
 
 
 def user_error(err):
@@ -109,3 +118,12 @@ def all_targets(profile, slugs):
 
 def report_items(profile, slugs):
     return [f"results/{profile}/report/{slug}/{fig}.png" for slug in slugs for fig in figures_of(profile, slug)]
+
+
+def figure_caption(wc, input):
+    """A report item's caption: the figure's title and the measured verdicts of the claims judged on it."""
+    from repro import report as rp
+
+    fig = figures_of(wc.profile, wc.slug)[wc.fig]
+    claims = rp.load_paper_claims(wc.profile, wc.slug)
+    return rp.figure_caption(wc.profile, wc.slug, fig, claims, ex.load_params(wc.slug, wc.profile))

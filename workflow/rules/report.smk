@@ -6,14 +6,6 @@
 report: "../report/workflow.rst"
 
 
-def figure_caption(wc, input):
-    from repro import report as rp
-
-    fig = figures_of(wc.profile, wc.slug)[wc.fig]
-    claims = rp.load_paper_claims(wc.profile, wc.slug)
-    return rp.figure_caption(wc.profile, wc.slug, fig, claims, ex.load_params(wc.slug, wc.profile))
-
-
 rule claims_report:
     input:
         lambda wc: [f"results/{wc.profile}/{slug}/claims.json" for slug in selected_papers()],
@@ -21,8 +13,10 @@ rule claims_report:
         "figures/{profile}/claims.md",
     log:
         "logs/{profile}/claims_report.log",
+    conda:
+        CONDA_ENV
     shell:
-        REPRO + " claims --profile {wildcards.profile} --write > {log} 2>&1"
+        f"{REPRO} claims --profile {{wildcards.profile}} --write > {{log}} 2>&1"
 
 
 rule report_item:
@@ -35,6 +29,8 @@ rule report_item:
         caption=figure_caption,
     log:
         "logs/{profile}/{slug}/{fig}.report.log",
+    conda:
+        CONDA_ENV
     shell:
         "cp {input.png} {output} 2> {log}"
 
