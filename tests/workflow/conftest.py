@@ -18,7 +18,7 @@ SHARED_MNIST = Path(os.environ.get("REPRO_DATA_MIRROR", str(ROOT.parent / "share
 
 def make_project(where: Path) -> Path:
     where.mkdir(parents=True, exist_ok=True)
-    for item in ("Snakefile", "workflow", "config"):
+    for item in ("Snakefile", "workflow", "config", "environment.yml"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, where / item)
     return where
