@@ -242,10 +242,24 @@ def sync_status_file(path: str | os.PathLike, name: str) -> str:
     return f"updated: recorded {was}, now {'available' if st.available else 'unavailable'}"
 
 
+def status_file(name: str) -> Path:
+    """The workflow's status file of dataset ``name`` (``data/status/<name>.json`` in the project)."""
+    from repro.paths import project_root
+
+    return project_root() / "data" / "status" / f"{name}.json"
+
+
 def datasets_seen(names) -> dict:
-    """``{name: {"available", "content_id"}}`` of each dataset now (what a run records it saw)."""
+    """``{name: {"available", "content_id"}}`` of each dataset, as a run records it: from the workflow's
+    status file (the run's input) where there is one, else from what is on this machine now."""
     out = {}
     for name in names:
+        try:
+            rec = json.loads(status_file(name).read_text())
+            out[name] = {"available": bool(rec["available"]), "content_id": rec.get("content_id")}
+            continue
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
         try:
             st = local_status(name)
         except ValueError:  # an unknown name in a figure's datasets: recorded, never fatal
