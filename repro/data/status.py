@@ -12,9 +12,10 @@ needs the dataset takes that file as an input. Data availability is thereby an i
   files there), taken after the fetch;
 * when the workflow loads, :func:`sync_status_file` compares that fingerprint with the places now. If
   they differ (a file was added, fixed, damaged or removed; another mirror was configured), the
-  outcome is checked again without network access; if it differs from the recorded one, the status
-  file is removed, so Snakemake fetches again and reruns exactly the runs that need this dataset
-  (and the figures and claims built on them). Otherwise nothing reruns.
+  outcome is checked again (read-only, without network access); if it differs from the recorded one,
+  the status file is rewritten with it, so Snakemake sees a changed input and reruns exactly the runs
+  that need this dataset (and the figures and claims built on them). Otherwise the file is left as it
+  is and nothing reruns (a cache filled from the mirror changes the places, not the outcome).
 
 Going online does not change any place: after an offline build, ``repro data fetch NAME`` (which
 downloads into the cache, a place) is what makes the next workflow run pick the data up.
@@ -79,8 +80,8 @@ def dataset_status(name: str, download: bool = False, probe: bool = True) -> Dat
         if probe and not download and spec.urls and reason in ("not found", "download failed: offline"):
             first = next(iter(spec.files))
             stored = first + ".gz" if spec.kind == "idx" else first
-            probe = dl.probe(spec.urls[0] + stored)
-            reason = f"download failed: {probe}" if probe else f"not downloaded yet (run `repro data fetch {spec.name}`)"
+            answer = dl.probe(spec.urls[0] + stored)
+            reason = f"download failed: {answer}" if answer else f"not downloaded yet (run `repro data fetch {spec.name}`)"
         text = str(e)
         start = next((text.index(h) for h in ("Corrupt copies", "How to provide it:") if h in text), 0)
         how = text[start:]  # the corrupt copies (each file, both checksums, where it went) and how to provide it
