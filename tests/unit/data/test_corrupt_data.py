@@ -174,3 +174,14 @@ def test_damaged_partition_manifest_is_repaired(tiny, damage):
     repaired = json.loads(manifest.read_text())
     assert repaired["train_sizes"] == fd.manifest["train_sizes"] and repaired["manifest_sha256"]
     assert list(fd.path.glob("*.corrupt"))  # the damaged file was kept aside for inspection
+
+
+@pytest.mark.parametrize("plot,problem", [("no/such/folder/heat.png", "does not exist"), ("heat.txt", "must end in")])
+def test_partition_plot_never_creates_folders(tiny, isolated, capsys, plot, problem):
+    target = isolated / plot
+    argv = ["data", "partition", "mnist", "--scheme", "iid", "--clients", "4", "--seed", "0", "--plot", str(target)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert problem in err and "Traceback" not in err
+    assert not (isolated / "no").exists() and not target.exists()
+    assert not (isolated / "data" / "processed").exists()  # refused before any work
