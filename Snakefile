@@ -2,7 +2,7 @@
 #   snakemake --cores 2 all                                # default profile: quick
 #   snakemake --cores 8 all --config profile=paper device=cuda
 #   snakemake --cores 2 figures/quick/dp_ditto/fig3.pdf    # one figure and only what it needs
-#   snakemake --cores 2 report && snakemake --report report.html report   # HTML report with verdict captions
+#   snakemake -s workflow/report/Snakefile --cores 2 && snakemake -s workflow/report/Snakefile --report report.html
 from snakemake.utils import min_version, validate
 
 min_version("8.0")

@@ -80,8 +80,11 @@ def _cmd_claims(args) -> int:
     if args.evaluate:
         for slug in registry.slugs():
             pipeline.evaluate_claims(slug, args.profile)
-    if not pipeline.load_claims(args.profile):
-        print(f"no claims.json under results/{args.profile}/: run the workflow first (snakemake --cores 2 all)", file=sys.stderr)
+    from repro import paths
+
+    if not any((paths.results_dir(args.profile, slug) / "claims.json").exists() for slug in registry.slugs()):
+        print(f"repro: error: no claims.json under results/{args.profile}/: run the workflow first "
+              f"(snakemake --cores all)", file=sys.stderr)
         return 2
     if args.write:
         report.write_report(args.profile)
@@ -119,6 +122,8 @@ def _positive_int(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="repro", description="Regenerate the figures and judge the claims of private / wireless FL papers.")
     p.add_argument("--version", action="version", version=f"repro {__version__}")
+    p.add_argument("--data-mirror", metavar="DIR", help="folder(s) with offline dataset copies (':'-separated); "
+                   "default: $REPRO_DATA_MIRROR, else data_mirror in config/config.yaml")
     sub = p.add_subparsers(dest="command", required=True)
     slugs = list(registry.slugs())
 
@@ -165,16 +170,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-#: errors caused by the user's input or environment: printed as one paragraph, no traceback
+#: errors caused by the user's input or environment (a bad value or name, a missing or damaged file,
+#: a full disk, a dataset that cannot be had): printed as one paragraph, no traceback
 def _user_errors():
     from repro.data.errors import DatasetError
 
-    return (ex.ConfigError, DatasetError, FileNotFoundError, PermissionError)
+    return (ex.ConfigError, DatasetError, OSError)
 
 
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        if args.data_mirror:
+            from repro.data.sources import use_mirrors
+
+            use_mirrors(args.data_mirror)
         if getattr(args, "device", None) is not None:
             check_device(args.device)
         return int(args.func(args) or 0)

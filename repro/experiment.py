@@ -233,9 +233,11 @@ def validate_params(slug: str, profile: str, params: dict) -> None:
     schema = _read_yaml(schema_path)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(params), key=lambda e: [str(p) for p in e.absolute_path])
-    if not errors:
+    # NaN passes every range keyword (all comparisons with it are false): refused here, whatever the schema
+    lines = [f"parameter {key!r} = nan is not allowed: not a number; allowed: a number (see the schema)"
+             for key in _nan_keys(params)]
+    if not errors and not lines:
         return
-    lines = []
     for e in errors[:8]:
         key = ".".join(str(p) for p in e.absolute_path) or "(top level)"
         rule = {k: v for k, v in e.schema.items() if k not in ("description", "$comment")} if isinstance(e.schema, dict) else e.schema
@@ -244,6 +246,16 @@ def validate_params(slug: str, profile: str, params: dict) -> None:
                      + (f" ({desc})" if desc else "") + f"; allowed: {json.dumps(rule, default=str)}")
     more = f" (and {len(errors) - 8} more)" if len(errors) > 8 else ""
     raise ConfigError(f"{slug}, profile {profile}: " + "; ".join(lines) + more + f". Schema: {schema_path}")
+
+
+def _nan_keys(value, key: str = "") -> list[str]:
+    if isinstance(value, float) and value != value:
+        return [key or "(top level)"]
+    if isinstance(value, dict):
+        return [k for name, v in value.items() for k in _nan_keys(v, f"{key}.{name}" if key else str(name))]
+    if isinstance(value, (list, tuple)):
+        return [k for i, v in enumerate(value) for k in _nan_keys(v, f"{key}.{i}")]
+    return []
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,10 @@ from pathlib import Path
 
 from repro import experiment as ex
 from repro import paths, registry
-from repro.results import read_json, read_tidy_csv, tidy_frame, write_csv, write_json, write_text
+from repro.data.errors import DatasetUnavailableError
+from repro.data.status import datasets_seen
+from repro.results import (read_json, read_run_result, read_tidy_csv, run_lock, tidy_frame, write_csv, write_json,
+                           write_text)
 
 
 def _log(msg: str) -> None:
@@ -29,38 +32,61 @@ def set_threads(threads: int) -> None:
 
 
 def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threads: int = 1, force: bool = False) -> Path:
-    """Do one run (unless its result exists) and write ``results/<profile>/<slug>/runs/<id>.json``."""
+    """Do one run (unless its result exists) and write ``results/<profile>/<slug>/runs/<id>.json``.
+
+    An existing result is kept unless ``force``, it is damaged (moved aside, then recomputed) or it
+    says its dataset was unavailable (recomputed: the data may have been provided since). One run id
+    is computed by one process at a time: a second waits, then keeps what the first wrote.
+    """
     specs = ex.run_specs(slug, profile)
     ex.check_choice(f"run id of {slug} under profile {profile}", run_id, sorted(specs))
     out = paths.run_result_path(profile, slug, run_id)
-    if out.exists() and not force:
-        _log(f"{slug}/{run_id}: result exists, skipped")
-        return out
-    spec = specs[run_id]
-    set_threads(threads)
-    ctx = ex.RunContext(profile=profile, run_id=run_id, device=device, threads=threads,
-                        log=lambda m: _log(f"{slug}/{run_id}: {m}"))
-    t0, c0 = time.perf_counter(), time.process_time()
-    _log(f"{slug}/{run_id}: start ({spec.task}, seed {spec.seed})")
-    task = ex.tasks(slug).get(spec.task)
-    if task is None:
-        raise ex.ConfigError(f"{slug}: run {run_id} has task {spec.task!r}, which experiments.TASKS does not name; "
-                             f"allowed: {', '.join(ex.tasks(slug))}")
-    result = task.resolve()(spec, ctx)
-    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-    write_json(out, {"spec": spec.to_dict(), "profile": profile, "device": device, "threads": threads,
-                     "wall_s": elapsed, "cpu_s": cpu, "result": result})
-    _log(f"{slug}/{run_id}: done in {elapsed:.1f} s ({cpu:.1f} s CPU)")
+    log = lambda m: _log(f"{slug}/{run_id}: {m}")  # noqa: E731
+    requested = time.time()
+    with run_lock(out, log=log) as lock:
+        existing = read_run_result(out, log=log)
+        if existing is not None and lock.waited and out.stat().st_mtime >= requested:
+            log("computed meanwhile by the other process, kept")
+            return out
+        if existing is not None and not force and not ex.is_unavailable(existing["result"]):
+            log("result exists, skipped")
+            return out
+        spec = specs[run_id]
+        set_threads(threads)
+        ctx = ex.RunContext(profile=profile, run_id=run_id, device=device, threads=threads, log=log)
+        t0, c0 = time.perf_counter(), time.process_time()
+        log(f"start ({spec.task}, seed {spec.seed})")
+        task = ex.tasks(slug).get(spec.task)
+        if task is None:
+            raise ex.ConfigError(f"{slug}: run {run_id} has task {spec.task!r}, which experiments.TASKS does not name; "
+                                 f"allowed: {', '.join(ex.tasks(slug))}")
+        try:
+            result = task.resolve()(spec, ctx)
+        except DatasetUnavailableError as e:  # the task should return unavailable_result itself; never crash on it
+            log(f"dataset unavailable: {e.reason}")
+            result = ex.unavailable_result(f"dataset unavailable: {e.reason}")
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+        write_json(out, {"spec": spec.to_dict(), "profile": profile, "device": device, "threads": threads,
+                         "wall_s": elapsed, "cpu_s": cpu, "datasets": datasets_seen(run_datasets(slug, profile, run_id)),
+                         "result": result})
+        log(f"done in {elapsed:.1f} s ({cpu:.1f} s CPU)")
     return out
+
+
+def run_datasets(slug: str, profile: str, run_id: str) -> list[str]:
+    """The datasets named by the figures that use ``run_id``."""
+    return sorted({d for f in ex.figure_specs(slug, profile) if run_id in f.run_ids for d in f.datasets})
 
 
 def load_results(slug: str, fig: ex.FigureSpec, profile: str) -> dict[str, dict]:
     out = {}
     for rid in fig.run_ids:
         p = paths.run_result_path(profile, slug, rid)
-        if not p.exists():
-            raise FileNotFoundError(f"{slug}/{fig.fig_id}: run {rid} has no result at {p}; run it first (repro run {slug} {rid} --profile {profile})")
-        out[rid] = read_json(p)["result"]
+        doc = read_run_result(p, log=lambda m: _log(f"{slug}/{fig.fig_id}: {m}"))
+        if doc is None:
+            raise FileNotFoundError(f"{slug}/{fig.fig_id}: run {rid} has no intact result at {p}; run it first "
+                                    f"(repro run {slug} {rid} --profile {profile}, or the workflow again)")
+        out[rid] = doc["result"]
     return out
 
 

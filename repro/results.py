@@ -2,7 +2,9 @@
 
 Every plotted number is saved as a tidy CSV with the columns in :data:`TIDY_COLUMNS`; claims and
 tests read those CSVs, never the pictures. Every file is written to a temporary name in the same
-directory and renamed, so an interrupted run never leaves a half-written result behind.
+directory and renamed, so an interrupted run never leaves a half-written result behind. The renamed
+file gets the mode a plain ``open()`` would have given it (``0666`` less the umask), not the ``0600``
+of the temporary file, so shared result folders and served reports stay readable.
 """
 
 from __future__ import annotations
@@ -13,23 +15,53 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a table is built (the data layer writes JSON only)
+    import pandas as pd
 
 TIDY_COLUMNS = ["figure", "panel", "series", "x", "metric", "value", "seed", "run_id"]
 
 
+def current_umask() -> int:
+    """The process's umask (read from /proc where possible, so no other thread sees it change)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def publish_mode(path: str | os.PathLike) -> None:
+    """Give a temporary file (``mkstemp``: mode 0600) the mode ``0666 & ~umask`` before it is renamed."""
+    os.chmod(path, 0o666 & ~current_umask())
+
+
 @contextmanager
-def atomic_path(path: str | os.PathLike, suffix: str | None = None):
-    """Yield a temporary path beside ``path``; rename it onto ``path`` if the block succeeds."""
+def atomic_path(path: str | os.PathLike, suffix: str | None = None, make_parents: bool = True):
+    """Yield a temporary path beside ``path``; rename it onto ``path`` if the block succeeds.
+
+    The file appears complete or not at all (also on a full disk or when the process is killed, at
+    worst a hidden ``.<name>.*.tmp`` file is left); its mode follows the umask. ``make_parents=False``
+    refuses a missing parent folder instead of creating it.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if make_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.parent.is_dir():
+        raise FileNotFoundError(f"folder {path.parent} does not exist (create it first)")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix or path.suffix + ".tmp")
     os.close(fd)
     try:
         yield Path(tmp)
+        publish_mode(tmp)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -71,6 +103,8 @@ def write_text(path: str | os.PathLike, text: str) -> None:
 
 def tidy_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """Build a tidy frame; missing optional columns (panel, seed, run_id) are filled."""
+    import pandas as pd
+
     df = pd.DataFrame(list(rows))
     for col in TIDY_COLUMNS:
         if col not in df.columns:
@@ -87,6 +121,8 @@ def write_csv(path: str | os.PathLike, df: pd.DataFrame) -> None:
 
 
 def read_tidy_csv(path: str | os.PathLike) -> pd.DataFrame:
+    import pandas as pd
+
     df = pd.read_csv(path, keep_default_na=True)
     missing = [c for c in TIDY_COLUMNS if c not in df.columns]
     if missing:
@@ -105,3 +141,69 @@ def save_figure(fig, base: str | os.PathLike, formats: tuple[str, ...] = ("pdf",
                         metadata={"CreationDate": None} if fmt == "pdf" else None)
         out.append(target)
     return out
+
+
+# ---- run results: intact or absent, computed once at a time -----------------------------------------
+
+def read_run_result(path: str | os.PathLike, log=None) -> dict | None:
+    """The run result JSON at ``path`` (a dict with ``spec`` and ``result``), or None if there is none.
+
+    A file that is there but damaged (truncated, not JSON, not a run result) is moved aside to
+    ``<name>.corrupt`` and reported through ``log``, so it counts as missing and is computed again.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text())
+        if isinstance(doc, dict) and "result" in doc and "spec" in doc:
+            return doc
+        why = "not a run result (no 'spec' / 'result')"
+    except (OSError, ValueError) as e:
+        why = f"unreadable ({type(e).__name__}: {e})"
+    from repro.data.integrity import move_aside
+
+    moved = move_aside(path)
+    if log is not None:
+        log(f"{path}: {why}; moved aside to {moved}" if moved else f"{path}: {why}")
+    return None
+
+
+class RunLock:
+    """State of :func:`run_lock`: ``waited`` is True when another process held the lock first."""
+
+    def __init__(self) -> None:
+        self.waited = False
+
+
+@contextmanager
+def run_lock(path: str | os.PathLike, log=None):
+    """Hold an exclusive lock for computing ``path`` (the lock file ``.<name>.lock`` beside it).
+
+    A second process asking for the same path waits until the first is done (``log`` says for whom);
+    the lock is released when the block ends or the process dies (even by SIGKILL: it is an flock).
+    Where the platform has no ``fcntl`` the block runs unlocked.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = RunLock()
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield state
+        return
+    fd = os.open(path.parent / f".{path.name}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+            if log is not None:
+                log(f"another process (pid {holder}) is computing {path.name}; waiting for it")
+            state.waited = True
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield state
+    finally:
+        os.close(fd)

@@ -14,6 +14,8 @@ class DatasetSource:
     ``where`` is ``cache``, ``mirror``, ``system``, ``download`` or ``user`` (the place the verified
     files were first obtained from; a later load from the decoded cache keeps that origin in
     ``origin`` and says ``cache`` here); ``checksums`` maps each source file to ``"algorithm:hex"``.
+    ``content_id`` names the content (the same id means the same arrays): a digest of the reference
+    checksums for verified datasets, of the files' names, sizes and times for user data.
     """
 
     name: str
@@ -23,6 +25,7 @@ class DatasetSource:
     checksums: dict = field(default_factory=dict)
     origin: dict = field(default_factory=dict)
     note: str = ""
+    content_id: str = ""
 
 
 @dataclass(frozen=True)

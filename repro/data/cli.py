@@ -21,7 +21,7 @@ def _cmd_status(args) -> int:
 
 
 def _cmd_fetch(args) -> int:
-    from repro.data.status import dataset_status
+    from repro.data.status import dataset_status, write_status_file
     from repro.results import write_json
 
     names = list(NAMES) if args.name == "all" else [args.name]
@@ -38,9 +38,10 @@ def _cmd_fetch(args) -> int:
         else:
             print(f"{st.dataset}: not available ({st.reason})\n{st.instructions}", file=sys.stderr)
     if args.status_json:
-        payload = [{"dataset": r.dataset, "available": r.available, "path": r.path, "verified": r.verified, "reason": r.reason,
-                    "where": r.where} for r in rows]
-        write_json(args.status_json, payload[0] if len(payload) == 1 else payload)
+        if len(rows) == 1:  # the workflow's status file (and the fingerprint of the places beside it)
+            write_status_file(args.status_json, rows[0])
+        else:
+            write_json(args.status_json, [r.record() for r in rows])
     if all(r.available for r in rows) or args.allow_missing:
         return 0
     return 1
@@ -53,6 +54,11 @@ def _cmd_partition(args) -> int:
     from repro.data.federated import federated_dataset
     from repro.data.partition import PartitionError
 
+    if args.plot:
+        problem = _plot_path_problem(args.plot)
+        if problem:
+            print(f"repro data partition: --plot {args.plot}: {problem}", file=sys.stderr)
+            return 2
     spec = {"scheme": args.scheme, "num_clients": args.clients, "test_fraction": args.test_fraction}
     if args.scheme == "pathological":
         if args.classes_per_client is None:
@@ -84,22 +90,35 @@ def _cmd_partition(args) -> int:
     return 0
 
 
+PLOT_FORMATS = ("png", "pdf", "svg")
+
+
+def _plot_path_problem(path) -> str | None:
+    """Why ``path`` cannot take the heat map (a folder that does not exist is never created), or None."""
+    from pathlib import Path
+
+    p = Path(path)
+    if p.suffix.lower().lstrip(".") not in PLOT_FORMATS:
+        return f"the file name must end in {', '.join('.' + f for f in PLOT_FORMATS)}"
+    if not p.parent.is_dir():
+        return f"folder {p.parent} does not exist (create it first)"
+    return None
+
+
 def _spec_text(spec: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in spec.items() if k not in ("scheme",))
 
 
 def plot_label_counts(counts, path, title: str) -> None:
     """Clients-by-classes heat map of training sample counts (PNG or PDF by ``path``'s suffix)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.figure import Figure  # no pyplot: draws to a file whatever the backend
 
     from repro.results import atomic_path
 
     n, c = counts.shape
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * c + 2.0), max(3.0, 0.22 * n + 1.5)), constrained_layout=True)
+    fig = Figure(figsize=(max(4.0, 0.45 * c + 2.0), max(3.0, 0.22 * n + 1.5)), constrained_layout=True)
+    ax = fig.subplots()
     im = ax.imshow(counts, aspect="auto", cmap="viridis", interpolation="nearest")
     ax.set_xlabel("class")
     ax.set_ylabel("client")
@@ -108,10 +127,9 @@ def plot_label_counts(counts, path, title: str) -> None:
     ax.set_yticks(np.arange(0, n, step))
     ax.set_title(title, fontsize=8)
     fig.colorbar(im, ax=ax, label="training samples")
-    suffix = "." + str(path).rsplit(".", 1)[-1] if "." in str(path) else ".png"
-    with atomic_path(path, suffix=suffix) as tmp:
+    suffix = "." + str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else ".png"
+    with atomic_path(path, suffix=suffix, make_parents=False) as tmp:
         fig.savefig(tmp, dpi=150, format=suffix[1:])
-    plt.close(fig)
 
 
 def register(subparsers) -> None:

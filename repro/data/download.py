@@ -11,6 +11,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from repro.results import publish_mode  # mkstemp files are 0600: published with 0666 & ~umask
+
 DEFAULT_TIMEOUT_S = 10.0
 
 
@@ -52,6 +54,7 @@ def download_file(url: str, dest: Path, progress: bool = True) -> Path:
                 bar.close()
         if total is not None and got != total:
             raise DownloadError(f"{url}: truncated transfer ({got} of {total} bytes)")
+        publish_mode(tmp)
         os.replace(tmp, dest)
         return dest
     except urllib.error.HTTPError as e:
@@ -79,6 +82,7 @@ def copy_atomic(src: Path, dest: Path) -> Path:
     os.close(fd)
     try:
         shutil.copyfile(src, tmp)
+        publish_mode(tmp)
         os.replace(tmp, dest)
     finally:
         if os.path.exists(tmp):

@@ -3,8 +3,9 @@
 ``federated_dataset(dataset, spec, seed)`` partitions once and stores the result under
 ``data/processed/<key>/``: ``partition.npz`` (per-client index arrays, concatenated with offsets)
 and ``manifest.json`` (generator, parameters, seed, per-client sizes and label counts, checksums of
-the source data, the npz's SHA-256). Both are written atomically; the manifest is written last and
-is the marker of a complete entry. Later calls with the same arguments reload it. The key hashes the
+the source data, the npz's SHA-256 and its own, ``manifest_sha256``). Both are written atomically; the
+manifest is written last and is the marker of a complete entry; an entry whose manifest does not parse
+or whose checksums do not match is moved aside (``*.corrupt``) and recomputed. Later calls with the same arguments reload it. The key hashes the
 dataset name, its source checksums, the spec and the seed, so any change gives a new entry.
 
 Spec keys (``scheme`` is required; unknown keys are an error):
@@ -33,14 +34,16 @@ Example::
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from repro.data.arrays import DatasetArrays
-from repro.data.integrity import file_digest
+from repro.data.integrity import checked_digest, file_digest, move_aside
 from repro.data.partition import (
     DirichletPartitioner,
     IIDPartitioner,
@@ -50,6 +53,8 @@ from repro.data.partition import (
     train_test_split_per_client,
 )
 from repro.paths import data_dir
+
+log = logging.getLogger("repro.data")
 
 GENERATOR = "repro.data.federated/1"
 SCHEMES = ("iid", "pathological", "dirichlet", "label_skew")
@@ -150,8 +155,6 @@ def _validate(spec: dict) -> dict:
 
 
 def _key(dataset: str, spec: dict, seed: int, checksums: dict) -> str:
-    import hashlib
-
     from repro.experiment import canonical_json
 
     digest = hashlib.sha256(canonical_json({"g": GENERATOR, "d": dataset, "s": spec, "seed": seed, "c": checksums}).encode()).hexdigest()
@@ -232,14 +235,10 @@ def federated_dataset(dataset: str | DatasetArrays, partitioner_spec: dict, seed
     key = _key(data.name, spec, seed, checksums)
     folder = processed_dir() / key
     npz, manifest_path = folder / "partition.npz", folder / "manifest.json"
-
-    if cache and manifest_path.is_file() and npz.is_file():
-        manifest = json.loads(manifest_path.read_text())
-        if manifest.get("npz_sha256") == file_digest(npz):
-            with np.load(npz, allow_pickle=False) as z:
-                train, test = _unpack(z["train_indices"], z["train_offsets"]), _unpack(z["test_indices"], z["test_offsets"])
-                label_map = z["label_map"] if "label_map" in z.files else None
-            return FederatedData(key, folder, data, manifest, train, test, label_map)
+    if cache:
+        entry = _load_entry(key, folder, data)
+        if entry is not None:
+            return entry
 
     train, test, space, num_classes, label_map = make_partition(data, spec, seed)
     fd = FederatedData(key, folder, data, {"index_space": space, "num_classes": num_classes}, train, test, label_map)
@@ -271,8 +270,51 @@ def federated_dataset(dataset: str | DatasetArrays, partitioner_spec: dict, seed
         with atomic_path(npz, suffix=".npz") as tmp:
             np.savez(tmp, **arrays)
         manifest["npz_sha256"] = file_digest(npz)
+        manifest["manifest_sha256"] = _manifest_digest(manifest)
         write_json(manifest_path, manifest)  # written last: marks a complete entry
     return fd
+
+
+def _manifest_digest(manifest: dict) -> str:
+    """SHA-256 of the manifest's canonical JSON without its own ``manifest_sha256`` field."""
+    from repro.experiment import canonical_json
+
+    body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+
+
+def _load_entry(key: str, folder: Path, data: DatasetArrays) -> FederatedData | None:
+    """The cached partition under ``folder`` if it is complete and intact, else None.
+
+    Intact: ``manifest.json`` parses, carries its own checksum (``manifest_sha256``) and the
+    partition's (``npz_sha256``), both match, and it names ``key``. A damaged or incomplete entry is
+    moved aside (``*.corrupt``) so the caller recomputes and rewrites it.
+    """
+    npz, manifest_path = folder / "partition.npz", folder / "manifest.json"
+    if not manifest_path.is_file():
+        return None  # never written completely (the manifest is written last): recomputed below
+    try:
+        manifest = json.loads(manifest_path.read_text())
+        ok = (isinstance(manifest, dict) and manifest.get("key") == key
+              and manifest.get("manifest_sha256", _manifest_digest(manifest)) == _manifest_digest(manifest)
+              and npz.is_file() and manifest.get("npz_sha256") == checked_digest(npz))
+    except (OSError, ValueError):
+        ok = False
+    if ok:
+        if "manifest_sha256" not in manifest:  # written before manifests carried their checksum: add it
+            from repro.results import write_json
+
+            manifest["manifest_sha256"] = _manifest_digest(manifest)
+            write_json(manifest_path, manifest)
+        with np.load(npz, allow_pickle=False) as z:
+            train, test = _unpack(z["train_indices"], z["train_offsets"]), _unpack(z["test_indices"], z["test_offsets"])
+            label_map = z["label_map"] if "label_map" in z.files else None
+        return FederatedData(key, folder, data, manifest, train, test, label_map)
+    for p in (manifest_path, npz):
+        if p.exists():
+            moved = move_aside(p)
+            log.warning("partition cache %s: damaged, %s; recomputing", p, f"moved to {moved}" if moved else "left in place")
+    return None
 
 
 def _labels_only(fd: FederatedData, split: str):

@@ -26,6 +26,7 @@ import numpy as np
 from repro.data import readers
 from repro.data.arrays import DatasetArrays, DatasetSource
 from repro.data.errors import DatasetUnavailableError
+from repro.data.integrity import checked_digest, file_digest, move_aside
 from repro.data.sources import mirror_roots, raw_dir
 
 ENV_VARS = ("REPRO_FEMNIST_DIR", "REPRO_FEMNIST_PATH")
@@ -69,20 +70,34 @@ def _cache_key(files: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
-def load_femnist() -> DatasetArrays:
-    """Load FEMNIST/EMNIST from the first user location holding a known format (see module doc)."""
-    searched = []
+def find_user_files(searched: list | None = None):
+    """``(folder, files, format, read)`` of the first user location holding a known format, else None
+    (``searched`` collects a line per place looked at)."""
+    searched = [] if searched is None else searched
     for label, d in candidate_dirs():
         if not d.is_dir():
             searched.append(f"{label}: {d} (no such folder)")
             continue
         em_train, em_test = _emnist_files(d, "train"), _emnist_files(d, "test")
         if em_train and em_test:
-            return _cached(d, [*em_train, *em_test], "emnist-byclass IDX", lambda: _read_emnist(em_train, em_test))
+            return d, [*em_train, *em_test], "emnist-byclass IDX", lambda: _read_emnist(em_train, em_test)
         leaf = _leaf_files(d)
         if leaf:
-            return _cached(d, [*leaf[0], *leaf[1]], "LEAF JSON", lambda: _read_leaf(*leaf))
+            return d, [*leaf[0], *leaf[1]], "LEAF JSON", lambda: _read_leaf(*leaf)
         searched.append(f"{label}: {d} (neither LEAF JSON nor {EMNIST_PREFIX} IDX files)")
+    return None
+
+
+def user_content_id(files: list[Path]) -> str:
+    return f"user-files:{_cache_key(files)}"
+
+
+def load_femnist() -> DatasetArrays:
+    """Load FEMNIST/EMNIST from the first user location holding a known format (see module doc)."""
+    searched: list = []
+    found = find_user_files(searched)
+    if found is not None:
+        return _cached(*found)
     if not any(os.environ.get(v) for v in ENV_VARS):
         searched.insert(0, f"${ENV_VARS[0]} / ${ENV_VARS[1]}: not set")
     msg = "\n".join(
@@ -126,22 +141,43 @@ def _read_leaf(train_files, test_files) -> dict:
 
 
 def _cached(d: Path, files: list[Path], fmt: str, read) -> DatasetArrays:
+    """Decoded arrays of the user files ``files``: from ``data/raw/femnist/femnist-<key>.npz`` when its
+    SHA-256 matches the one recorded beside it, else read (and cache) afresh. A damaged cache entry is
+    moved aside and rebuilt; unreadable user files raise :class:`DatasetUnavailableError`."""
     from repro.results import atomic_path, write_json
 
     key = _cache_key(files)
     npz = raw_dir("femnist") / f"femnist-{key}.npz"
-    if npz.is_file():
-        with np.load(npz, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-        where = "cache"
-    else:
-        arrays = read()
+    meta = npz.with_suffix(".json")
+    arrays = _load_cached(npz, meta)
+    where = "cache"
+    if arrays is None:
+        try:
+            arrays = read()
+        except (ValueError, KeyError, TypeError, OSError) as e:  # readers.FormatError is a ValueError
+            raise DatasetUnavailableError(f"dataset 'femnist': the user files in {d} cannot be read: {e}",
+                                          reason="unreadable user data") from None
         with atomic_path(npz, suffix=".npz") as tmp:
             np.savez(tmp, **arrays)
-        write_json(npz.with_suffix(".json"), {"dataset": "femnist", "format": fmt, "source": str(d), "files": [str(p) for p in files]})
+        write_json(meta, {"dataset": "femnist", "format": fmt, "source": str(d), "files": [str(p) for p in files],
+                          "npz_sha256": file_digest(npz)})
         where = "user"
     src = DatasetSource("femnist", where, str(d), False, {}, {"format": fmt, "folder": str(d)},
-                        note=f"user-provided {fmt}; no reference checksum")
+                        note=f"user-provided {fmt}; no reference checksum", content_id=user_content_id(files))
     clients = tuple(arrays["clients"].tolist()) if "clients" in arrays else ()
     return DatasetArrays("femnist", arrays["train_x"], arrays["train_y"], arrays["test_x"], arrays["test_y"], src,
                          arrays.get("train_client"), arrays.get("test_client"), clients)
+
+
+def _load_cached(npz: Path, meta: Path) -> dict | None:
+    if not npz.is_file():
+        return None
+    try:
+        recorded = json.loads(meta.read_text()).get("npz_sha256")
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    if recorded is None or checked_digest(npz) != recorded:
+        move_aside(npz)
+        return None
+    with np.load(npz, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}

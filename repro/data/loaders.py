@@ -16,7 +16,7 @@ import numpy as np
 from repro.data import readers
 from repro.data.arrays import DatasetArrays, DatasetSource
 from repro.data.errors import DatasetUnavailableError
-from repro.data.integrity import file_digest, move_aside
+from repro.data.integrity import checked_digest, file_digest, move_aside
 from repro.data.registry import IDX_FILES, get_spec
 from repro.data.sources import raw_dir, resolve, unavailable_error
 
@@ -47,16 +47,27 @@ def load_dataset(name: str, download: bool = True, progress: bool = True) -> Dat
     res = resolve(spec, download=download, progress=progress)
     if len(res.files) != len(spec.files):
         raise unavailable_error(spec, res)
-    if spec.kind == "idx":
-        arrays = _decode_idx(res.files)
-    else:
-        arrays = readers.read_cifar10_archive(res.files["cifar-10-python.tar.gz"])
+    try:
+        if spec.kind == "idx":
+            arrays = _decode_idx(res.files)
+        else:
+            arrays = readers.read_cifar10_archive(res.files["cifar-10-python.tar.gz"])
+    except (readers.FormatError, OSError, EOFError) as e:  # verified files that still do not decode
+        raise DatasetUnavailableError(f"{spec.name}: verified source files could not be decoded: {e}", reason="bad format") from None
     _check_arrays(spec.name, arrays)
     checksums = {f: f"{a}:{h}" for f, (a, h) in spec.files.items()}
     where = _first_kind(res.origin)
     _save_decoded(spec, arrays, checksums, res.origin)
-    src = DatasetSource(spec.name, where, str(raw_dir(spec.name)) if where == "download" else _origin_dir(res.origin), True, checksums, dict(res.origin))
+    src = DatasetSource(spec.name, where, str(raw_dir(spec.name)) if where == "download" else _origin_dir(res.origin), True, checksums,
+                        dict(res.origin), content_id=content_id(checksums))
     return DatasetArrays(spec.name, *(arrays[k] for k in ARRAY_KEYS), source=src)
+
+
+def content_id(checksums: dict) -> str:
+    """Id of a verified dataset's content: a digest of its files' reference checksums."""
+    from repro.data.integrity import bytes_digest
+
+    return "checksums:" + bytes_digest(json.dumps(checksums, sort_keys=True).encode())[:16]
 
 
 def _decode_idx(files: dict) -> dict:
@@ -100,22 +111,39 @@ def _save_decoded(spec, arrays: dict, checksums: dict, origin: dict) -> None:
                       "npz_sha256": file_digest(npz), "origin": origin})
 
 
+def decoded_cache_intact(spec) -> bool:
+    """True if the decoded cache of ``spec`` exists, matches the reference checksums and its own SHA-256."""
+    npz, meta = _decoded_paths(spec.name)
+    if not (npz.is_file() and meta.is_file()):
+        return False
+    try:
+        m = json.loads(meta.read_text())
+    except (OSError, ValueError):
+        return False
+    checksums = {f: f"{a}:{h}" for f, (a, h) in spec.files.items()}
+    return (isinstance(m, dict) and m.get("version") == DECODED_VERSION and m.get("source_checksums") == checksums
+            and checked_digest(npz) == m.get("npz_sha256"))
+
+
 def _load_decoded(spec) -> DatasetArrays | None:
     npz, meta = _decoded_paths(spec.name)
     if not (npz.is_file() and meta.is_file()):
         return None
     try:
         m = json.loads(meta.read_text())
-    except (OSError, json.JSONDecodeError):
+        if not isinstance(m, dict):
+            return None
+    except (OSError, ValueError):
         return None
     checksums = {f: f"{a}:{h}" for f, (a, h) in spec.files.items()}
     if m.get("version") != DECODED_VERSION or m.get("source_checksums") != checksums:
         return None  # reference checksums changed: rebuild from the verified raw files
-    if file_digest(npz) != m.get("npz_sha256"):
+    if checked_digest(npz) != m.get("npz_sha256"):
         move_aside(npz)  # the decoded cache was altered; rebuilt from the raw files below
         return None
     with np.load(npz, allow_pickle=False) as z:
         arrays = {k: z[k] for k in ARRAY_KEYS}
     origin = m.get("origin", {})
-    src = DatasetSource(spec.name, "cache", str(npz.parent), True, checksums, origin, note="decoded cache; source files verified on first load")
+    src = DatasetSource(spec.name, "cache", str(npz.parent), True, checksums, origin, note="decoded cache; source files verified on first load",
+                        content_id=content_id(checksums))
     return DatasetArrays(spec.name, *(arrays[k] for k in ARRAY_KEYS), source=src)

@@ -42,10 +42,16 @@ def read_idx_bytes(data: bytes, name: str = "<bytes>") -> np.ndarray:
 
 def read_idx(path: str | Path) -> np.ndarray:
     """Read an IDX file, gzip-compressed (``.gz``) or not."""
+    from repro.data.integrity import DECOMPRESSION_ERRORS
+
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as f:
-        return read_idx_bytes(f.read(), path.name)
+    try:
+        with opener(path, "rb") as f:
+            data = f.read()
+    except DECOMPRESSION_ERRORS as e:
+        raise FormatError(f"{path}: cannot be read to its end ({type(e).__name__}: {e or 'truncated'})") from None
+    return read_idx_bytes(data, path.name)
 
 
 # --- CIFAR-10 -------------------------------------------------------------------------------------

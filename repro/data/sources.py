@@ -1,7 +1,8 @@
 """Where a dataset's files are looked for, in order, and how a verified copy reaches the cache.
 
-Order: project cache ``data/raw/<name>/`` -> mirror folder(s) (``$REPRO_DATA_MIRROR``, several
-separated by ``os.pathsep``, else ``data_mirror`` in ``config/config.yaml``) -> system locations
+Order: project cache ``data/raw/<name>/`` -> mirror folder(s) (given by :func:`use_mirrors`, i.e.
+``repro --data-mirror`` or the workflow's ``data_mirror`` setting; else ``$REPRO_DATA_MIRROR``, several
+separated by ``os.pathsep``; else ``data_mirror`` in ``config/config.yaml``) -> system locations
 (Debian's ``/usr/share/datasets/...``) -> the official download. Every copy is verified against the
 reference checksum before it is used. A copy that fails is never used and the search goes on: in the
 project cache it is renamed ``*.corrupt``; in a mirror or system folder (not the project's to change,
@@ -19,9 +20,10 @@ from pathlib import Path
 
 from repro.data import download as dl
 from repro.data.errors import DatasetCorruptError, DatasetUnavailableError, DownloadError
-from repro.data.integrity import file_digest, move_aside
+from repro.data.integrity import checked_digest, move_aside
 from repro.data.registry import DatasetSpec
 from repro.paths import data_dir, project_root
+from repro.results import publish_mode
 
 log = logging.getLogger("repro.data")
 
@@ -60,7 +62,23 @@ def raw_dir(name: str) -> Path:
     return data_dir() / "raw" / name
 
 
+_MIRRORS: list[Path] | None = None  # set by use_mirrors: wins over the environment and config.yaml
+
+
+def use_mirrors(value: str | None) -> None:
+    """Mirror folder(s) for this process (``os.pathsep``-separated; relative to the project root);
+    None or "" goes back to ``$REPRO_DATA_MIRROR`` / ``config/config.yaml``."""
+    global _MIRRORS
+    if not value:
+        _MIRRORS = None
+        return
+    roots = [Path(p).expanduser() for p in str(value).split(os.pathsep) if p]
+    _MIRRORS = [p if p.is_absolute() else project_root() / p for p in roots]
+
+
 def mirror_roots() -> list[Path]:
+    if _MIRRORS is not None:
+        return list(_MIRRORS)
     env = os.environ.get("REPRO_DATA_MIRROR")
     if env is not None:
         return [Path(p).expanduser() for p in env.split(os.pathsep) if p]
@@ -86,14 +104,20 @@ def places(spec: DatasetSpec) -> list[Place]:
     return out
 
 
+def candidate_paths(spec: DatasetSpec, file: str) -> list[Path]:
+    """Every existing copy of ``file`` in the places of ``spec``, in lookup order."""
+    return [p.path / c for p in places(spec) for c in _candidates(spec, file) if (p.path / c).is_file()]
+
+
 def _candidates(spec: DatasetSpec, file: str) -> list[str]:
     # IDX files are stored gzip-compressed by the official sources; a plain copy is accepted too
     return [file + ".gz", file] if spec.kind == "idx" else [file]
 
 
 def _digest(spec: DatasetSpec, path: Path, algorithm: str, stored_name: str) -> str:
-    # the decision to decompress follows the file's *stored* name: temporary copies have other suffixes
-    return file_digest(path, algorithm, decompress=spec.kind == "idx" and stored_name.endswith(".gz"))
+    # the decision to decompress follows the file's *stored* name: temporary copies have other suffixes;
+    # a damaged gzip stream (flipped byte, truncation) gives "unreadable ...", which fails like a mismatch
+    return checked_digest(path, algorithm, decompress=spec.kind == "idx" and stored_name.endswith(".gz"))
 
 
 def _download_urls(spec: DatasetSpec, file: str) -> list[tuple[str, str]]:
@@ -161,6 +185,7 @@ def _verify_into_cache(spec, src: Path, dest: Path, algorithm, expected, in_cach
         dl.copy_atomic(src, tmp)
         actual = _digest(spec, tmp, algorithm, dest.name)
         if actual == expected:
+            publish_mode(tmp)
             os.replace(tmp, dest)
             return dest
         # a mirror or system folder is not ours: its bad copy is reported and skipped, never renamed

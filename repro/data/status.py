@@ -1,7 +1,31 @@
-"""What ``repro data status`` and ``repro data fetch`` report for each dataset."""
+"""What ``repro data status`` and ``repro data fetch`` report for each dataset, and the workflow's
+dataset status files.
+
+The workflow records each dataset's availability in ``data/status/<name>.json`` (rule
+``dataset_status``: ``repro data fetch NAME --allow-missing --status-json PATH``); every run that
+needs the dataset takes that file as an input. Data availability is thereby an input of the runs:
+
+* the file holds only the *outcome* (available or not, and which content: :attr:`DatasetStatus.content_id`),
+  so it changes exactly when the runs' input changes;
+* beside it, ``.<name>.json.places`` holds a fingerprint of every place the lookup searches (the
+  project cache, the mirror folders, system folders, user folders; names, sizes and times of the
+  files there), taken after the fetch;
+* when the workflow loads, :func:`sync_status_file` compares that fingerprint with the places now. If
+  they differ (a file was added, fixed, damaged or removed; another mirror was configured), the
+  outcome is checked again (read-only, without network access); if it differs from the recorded one,
+  the status file is rewritten with it, so Snakemake sees a changed input and reruns exactly the runs
+  that need this dataset (and the figures and claims built on them). Otherwise the file is left as it
+  is and nothing reruns (a cache filled from the mirror changes the places, not the outcome).
+
+Going online does not change any place: after an offline build, ``repro data fetch NAME`` (which
+downloads into the cache, a place) is what makes the next workflow run pick the data up.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -20,9 +44,15 @@ class DatasetStatus:
     size: str
     reason: str | None  # why not available
     instructions: str | None = None
+    content_id: str | None = None  # which content is available (same id = same arrays)
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    def record(self) -> dict:
+        """What the workflow's status file holds (the outcome; no sizes, times or instructions)."""
+        return {"dataset": self.dataset, "available": self.available, "content_id": self.content_id,
+                "reason": self.reason, "where": self.where, "path": self.path, "verified": self.verified}
 
 
 def _du(path: Path) -> int:
@@ -31,11 +61,13 @@ def _du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0
 
 
-def dataset_status(name: str, download: bool = False) -> DatasetStatus:
+def dataset_status(name: str, download: bool = False, probe: bool = True) -> DatasetStatus:
     """Load ``name`` (from the cache, a mirror or system copy; downloading only if ``download``).
 
-    When the dataset is missing and ``download`` is False, the official URL is probed (HEAD, short
-    timeout) so the reason says whether a download would work: "download failed: offline".
+    When the dataset is missing, ``download`` is False and ``probe`` is True, the official URL is
+    probed (HEAD, short timeout) so the reason says whether a download would work: "download failed:
+    offline". Never raises for a dataset that cannot be had (corrupt, missing, unreadable): the
+    status says why.
     """
     from repro.data.loaders import load_dataset
     from repro.data.sources import raw_dir
@@ -45,13 +77,14 @@ def dataset_status(name: str, download: bool = False) -> DatasetStatus:
         ds = load_dataset(spec.name, download=download, progress=download)
     except DatasetUnavailableError as e:
         reason = e.reason
-        if not download and spec.urls and reason in ("not found", "download failed: offline"):
+        if probe and not download and spec.urls and reason in ("not found", "download failed: offline"):
             first = next(iter(spec.files))
             stored = first + ".gz" if spec.kind == "idx" else first
-            probe = dl.probe(spec.urls[0] + stored)
-            reason = f"download failed: {probe}" if probe else f"not downloaded yet (run `repro data fetch {spec.name}`)"
+            answer = dl.probe(spec.urls[0] + stored)
+            reason = f"download failed: {answer}" if answer else f"not downloaded yet (run `repro data fetch {spec.name}`)"
         text = str(e)
-        how = text[text.index("How to provide it:"):] if "How to provide it:" in text else text
+        start = next((text.index(h) for h in ("Corrupt copies", "How to provide it:") if h in text), 0)
+        how = text[start:]  # the corrupt copies (each file, both checksums, where it went) and how to provide it
         return DatasetStatus(spec.name, False, None, None, False, "-", reason, how)
     n = f"{len(ds.train_y)}/{len(ds.test_y)} samples"
     mb = _du(raw_dir(spec.name)) / 1e6
@@ -60,7 +93,8 @@ def dataset_status(name: str, download: bool = False) -> DatasetStatus:
         firsts = {o.split(":", 1)[0] for k, o in ds.source.origin.items() if ":" in o and k not in ("format", "folder")}
         if firsts and firsts != {"cache"}:
             where = f"cache (from {'/'.join(sorted(firsts))})"
-    return DatasetStatus(spec.name, True, where, ds.source.path, ds.source.verified, f"{n}, {mb:.1f} MB cached", None)
+    return DatasetStatus(spec.name, True, where, ds.source.path, ds.source.verified, f"{n}, {mb:.1f} MB cached", None,
+                         content_id=ds.source.content_id)
 
 
 def status_table(rows: list[DatasetStatus]) -> str:
@@ -82,3 +116,155 @@ def status_table(rows: list[DatasetStatus]) -> str:
 
 def all_status(download: bool = False) -> list[DatasetStatus]:
     return [dataset_status(n, download=download) for n in NAMES]
+
+
+# ---- the workflow's status files -------------------------------------------------------------------
+
+def _places(name: str) -> list[Path]:
+    from repro.data.femnist import candidate_dirs
+    from repro.data.sources import places, raw_dir
+
+    spec = get_spec(name)
+    if spec.kind == "user":
+        return [raw_dir(spec.name)] + [d for _, d in candidate_dirs()]
+    return [p.path for p in places(spec)]
+
+
+def places_fingerprint(name: str) -> str:
+    """Digest of what the lookup of ``name`` would search: each place's path and the names, sizes and
+    modification times of the files in it (two levels deep; hidden temporary files left out), the
+    mirror setting and whether downloads are disabled. Costs a few ``stat`` calls."""
+    from repro.data.sources import mirror_roots
+
+    lines = [f"mirrors={os.pathsep.join(map(str, mirror_roots()))}", f"offline={dl.downloads_disabled()}"]
+    for place in _places(name):
+        if not place.is_dir():
+            lines.append(f"{place}: absent")
+            continue
+        for f in sorted([*place.glob("*"), *place.glob("*/*")]):
+            if f.name.startswith(".") or not f.is_file():
+                continue
+            st = f.stat()
+            lines.append(f"{f}|{st.st_size}|{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:20]
+
+
+def local_status(name: str) -> DatasetStatus:
+    """Status of ``name`` from what is on this machine now: read-only (nothing copied, nothing moved
+    aside) and no network. Verified datasets: the decoded cache if intact, else every source file
+    verified in some place (hashing only what is needed). User data (FEMNIST): files of a known
+    format in a user folder."""
+    from repro.data.integrity import checked_digest
+    from repro.data.loaders import content_id, decoded_cache_intact
+    from repro.data.sources import candidate_paths, raw_dir
+
+    spec = get_spec(name)
+    missing = DatasetStatus(spec.name, False, None, None, False, "-",
+                            f"not found on this machine (`repro data fetch {spec.name}` says where it was looked for)")
+    if spec.kind == "user":
+        from repro.data.femnist import find_user_files, user_content_id
+
+        found = find_user_files()
+        if not found:
+            return missing
+        return DatasetStatus(spec.name, True, "user", str(found[0]), False, "-", None, content_id=user_content_id(found[1]))
+    cid = content_id({f: f"{a}:{h}" for f, (a, h) in spec.files.items()})
+    if decoded_cache_intact(spec):
+        return DatasetStatus(spec.name, True, "cache", str(raw_dir(spec.name)), True, "-", None, content_id=cid)
+    where = set()
+    for file, (algorithm, expected) in spec.files.items():
+        good = next((p for p in candidate_paths(spec, file)
+                     if checked_digest(p, algorithm, decompress=spec.kind == "idx" and p.name.endswith(".gz")) == expected), None)
+        if good is None:
+            return missing
+        where.add(str(good.parent))
+    return DatasetStatus(spec.name, True, "local", "; ".join(sorted(where)), True, "-", None, content_id=cid)
+
+
+def local_outcome(name: str) -> tuple[bool, str | None]:
+    """``(available, content_id)`` of :func:`local_status`."""
+    st = local_status(name)
+    return st.available, st.content_id if st.available else None
+
+
+def _places_file(status_path: Path) -> Path:
+    return status_path.with_name(f".{status_path.name}.places")
+
+
+def write_status_file(path: str | os.PathLike, st: DatasetStatus) -> None:
+    """Write the workflow's status file for ``st`` and, beside it, the fingerprint of the places now."""
+    from repro.results import write_json, write_text
+
+    path = Path(path)
+    write_json(path, st.record())
+    write_text(_places_file(path), places_fingerprint(st.dataset) + "\n")
+
+
+def _outcome(record: dict) -> tuple:
+    return (bool(record.get("available")), record.get("content_id") if record.get("available") else None)
+
+
+def sync_status_file(path: str | os.PathLike, name: str) -> str:
+    """Make sure the status file ``path`` of dataset ``name`` still tells the truth (see the module doc).
+
+    Returns ``"missing"`` (nothing recorded yet: the workflow's rule fetches), ``"fresh"`` (places
+    unchanged, or changed without changing the outcome: the file is left as it is) or ``"updated: ..."``
+    (the recorded outcome is no longer true: the file now records the local one, so the runs that take it
+    as input see a changed input and rerun).
+    """
+    from repro.results import write_text
+
+    path = Path(path)
+    if not path.exists():
+        return "missing"
+    try:
+        stored = json.loads(path.read_text())
+        if not isinstance(stored, dict) or "available" not in stored:
+            raise ValueError("not a dataset status record")
+    except (OSError, ValueError):
+        stored = None
+    places_file = _places_file(path)
+    now = places_fingerprint(name)
+    if stored is not None:
+        try:
+            if places_file.read_text().strip() == now:
+                return "fresh"
+        except OSError:
+            pass
+    st = local_status(name)
+    if stored is not None and (st.available, st.content_id if st.available else None) == _outcome(stored):
+        write_text(places_file, now + "\n")  # same outcome: remember the places, rerun nothing
+        return "fresh"
+    write_status_file(path, st)
+    if stored is None:
+        was = "an unreadable record"
+    else:
+        was = "available" if stored.get("available") else f"unavailable ({stored.get('reason')})"
+    return f"updated: recorded {was}, now {'available' if st.available else 'unavailable'}"
+
+
+def status_file(name: str) -> Path:
+    """The workflow's status file of dataset ``name`` (``data/status/<name>.json`` in the project)."""
+    from repro.paths import project_root
+
+    return project_root() / "data" / "status" / f"{name}.json"
+
+
+def datasets_seen(names) -> dict:
+    """``{name: {"available", "content_id"}}`` of each dataset, as a run records it: from the workflow's
+    status file (the run's input) where there is one, else from what is on this machine now."""
+    out = {}
+    for name in names:
+        try:
+            rec = json.loads(status_file(name).read_text())
+            out[name] = {"available": bool(rec["available"]), "content_id": rec.get("content_id")}
+            continue
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        try:
+            st = local_status(name)
+        except ValueError:  # an unknown name in a figure's datasets: recorded, never fatal
+            out[name] = {"available": False, "content_id": None}
+            continue
+        out[name] = {"available": st.available, "content_id": st.content_id}
+    return out

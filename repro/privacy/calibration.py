@@ -5,7 +5,9 @@ allowed: epsilon must be finite and > 0, delta in (0, 1), steps an integer >= 1,
 (0, 1], sensitivity and sigma > 0.
 
 * ``gaussian_sigma_classic(eps, delta, sensitivity)``: sigma = sqrt(2 ln(1.25/delta)) * sensitivity / eps
-  (Dwork & Roth 2014, Thm A.1; the guarantee is proven for eps < 1 only).
+  (Dwork & Roth 2014, Thm A.1). The theorem holds for 0 < eps < 1 only, and the formula is not
+  (eps, delta)-DP for large eps (eps = 16, delta = 1e-5: 0.3028 where 0.3442 is needed), so any
+  eps >= 1 is refused with an error pointing to the exact calibration below.
 * ``gaussian_sigma_analytic`` / ``gaussian_epsilon_analytic``: the exact (optimal) calibration of
   Balle & Wang 2018 (Thm 8), computed by ``dp_accounting.get_sigma_gaussian`` / ``get_epsilon_gaussian``.
   Example: eps = 1, delta = 1e-5 gives sigma = 3.7306 (classic: 4.8448).
@@ -66,10 +68,28 @@ def _check_rate(q) -> float:
 
 
 # ---- single Gaussian mechanism ---------------------------------------------------------------------
+#: the classic calibration is proven for epsilon in (0, CLASSIC_MAX_EPSILON) (Dwork & Roth 2014, Thm A.1)
+CLASSIC_MAX_EPSILON = 1.0
+
+
 def gaussian_sigma_classic(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
-    """Classic Gaussian mechanism: sigma = sqrt(2 ln(1.25/delta)) * sensitivity / epsilon."""
+    """Classic Gaussian mechanism: sigma = sqrt(2 ln(1.25/delta)) * sensitivity / epsilon, for 0 < eps < 1.
+
+    Outside that range the formula carries no guarantee (and for large eps it is not private at all):
+    ``ValueError`` naming the value, the valid range and the exact sigma of :func:`gaussian_sigma_analytic`.
+    """
     e, d, s = _check_epsilon(epsilon), _check_delta(delta), _check_positive("sensitivity", sensitivity)
-    return math.sqrt(2.0 * math.log(1.25 / d)) * s / e
+    sigma = math.sqrt(2.0 * math.log(1.25 / d)) * s / e
+    if e >= CLASSIC_MAX_EPSILON:
+        try:
+            exact = f"; the exact calibration gaussian_sigma_analytic gives sigma = {gaussian_sigma_analytic(e, d, s):.4g}"
+        except Exception:  # pragma: no cover - dp-accounting is a hard dependency
+            exact = ""
+        raise ValueError(
+            f"gaussian_sigma_classic: epsilon = {epsilon!r} is outside the classic formula's validity 0 < epsilon < "
+            f"{CLASSIC_MAX_EPSILON:g} (Dwork & Roth 2014, Thm A.1); it would give sigma = {sigma:.4g}, which is not "
+            f"guaranteed (epsilon, delta)-DP{exact}. Use gaussian_sigma_analytic (exact for every epsilon)")
+    return sigma
 
 
 def gaussian_sigma_analytic(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -162,8 +182,8 @@ def rdp_noise_multiplier(epsilon: float, delta: float, steps: int, sampling_rate
 
 def sigma_for_epsilon(epsilon: float, delta: float, sensitivity: float = 1.0, method: str = "analytic",
                       steps: int = 1, sampling_rate: float = 1.0) -> float:
-    """Noise std for a target (epsilon, delta): ``method`` "classic" (single release), "analytic" (single
-    release, Balle & Wang) or "rdp" (``steps`` compositions at sampling rate q, RDP accountant)."""
+    """Noise std for a target (epsilon, delta): ``method`` "classic" (single release, 0 < eps < 1 only),
+    "analytic" (single release, Balle & Wang) or "rdp" (``steps`` compositions at sampling rate q, RDP accountant)."""
     s = _check_positive("sensitivity", sensitivity)
     if method == "classic":
         return gaussian_sigma_classic(epsilon, delta, s)

@@ -1,18 +1,32 @@
 # Shared helpers: papers come from the registry (repro/papers/*), figures and runs from each paper's
 # experiments.py.
 import functools
-import sys
 import os
+import shlex
+import sys
+
+from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
 from repro import experiment as ex
 from repro import registry
+from repro.data import sources
 
 PROFILES = ex.PROFILES
-REPRO = f"{sys.executable} -m repro"  # the interpreter snakemake runs in, whatever PATH says
 ALL_PAPERS = registry.slugs()
+#: the software of every rule (used with --software-deployment-method conda; rules run from the project
+#: root, so `python -m repro` there imports this checkout's package)
+CONDA_ENV = "../../environment.yml"
+# data_mirror (config.yaml or --config data_mirror=DIR): used here (dataset status) and passed to every command
+MIRROR = os.path.abspath(config["data_mirror"]) if config.get("data_mirror") else ""
+sources.use_mirrors(MIRROR or None)
+# the interpreter snakemake runs in, whatever PATH says; the conda env's python when rules use conda
+PYTHON = "python" if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method else shlex.quote(sys.executable)
+REPRO = f"{PYTHON} -m repro --data-mirror {shlex.quote(MIRROR)}" if MIRROR else f"{PYTHON} -m repro"
 
-if config.get("data_mirror"):
-    os.environ["REPRO_DATA_MIRROR"] = os.path.abspath(config["data_mirror"])
+
+def user_error(err):
+    """Stop the workflow with one paragraph (no traceback) for a bad name or value in the configuration."""
+    raise SystemExit(f"repro: error: {err}")
 
 
 def selected_papers():
@@ -21,7 +35,10 @@ def selected_papers():
     if chosen == "all":
         return list(ALL_PAPERS)
     for slug in chosen:
-        ex.check_choice("paper in config 'papers'", slug, ALL_PAPERS)
+        try:
+            ex.check_choice("paper in config 'papers'", slug, ALL_PAPERS)
+        except ex.ConfigError as e:
+            user_error(e)
     return list(chosen)
 
 
@@ -34,12 +51,18 @@ wildcard_constraints:
 
 @functools.cache
 def figures_of(profile, slug):
-    return {f.fig_id: f for f in ex.figure_specs(slug, profile)}
+    try:
+        return {f.fig_id: f for f in ex.figure_specs(slug, profile)}
+    except ex.ConfigError as e:  # a bad parameter value, checked when the profile loads
+        user_error(e)
 
 
 @functools.cache
 def resources_of(profile, slug):
-    return ex.run_resources(slug, profile)
+    try:
+        return ex.run_resources(slug, profile)
+    except ex.ConfigError as e:
+        user_error(e)
 
 
 def run_gpus(wc):
@@ -57,13 +80,31 @@ def figure_files(profile, slug, fig):
     return [f"figures/{profile}/{slug}/{fig}.{e}" for e in ("pdf", "png", "csv", "md")]
 
 
+@functools.cache
+def dataset_flag(name):
+    """``data/status/<name>.json``, the run input that records whether the dataset can be had.
+
+    When the workflow loads (main process only), a status file that no longer tells the truth (its
+    dataset was fixed, damaged or removed since) is rewritten here with what is true now, so exactly the
+    runs that need the dataset rerun (repro.data.status.sync_status_file). A dry run does it too.
+    """
+    path = f"data/status/{name}.json"
+    if workflow.is_main_process:
+        from repro.data.status import sync_status_file
+
+        state = sync_status_file(path, name)
+        if state.startswith("updated"):
+            print(f"dataset {name}: status {state}; the runs that need it rerun", file=sys.stderr)
+    return path
+
+
 def dataset_flags(profile, slug, run_id):
     """Dataset status files a run needs (every dataset named by a figure that uses the run)."""
     names = set()
     for f in figures_of(profile, slug).values():
         if run_id in f.run_ids:
             names.update(f.datasets)
-    return [f"data/status/{name}.json" for name in sorted(names)]
+    return [dataset_flag(name) for name in sorted(names)]
 
 
 def all_targets(profile, slugs):
@@ -77,3 +118,12 @@ def all_targets(profile, slugs):
 
 def report_items(profile, slugs):
     return [f"results/{profile}/report/{slug}/{fig}.png" for slug in slugs for fig in figures_of(profile, slug)]
+
+
+def figure_caption(wc, input):
+    """A report item's caption: the figure's title and the measured verdicts of the claims judged on it."""
+    from repro import report as rp
+
+    fig = figures_of(wc.profile, wc.slug)[wc.fig]
+    claims = rp.load_paper_claims(wc.profile, wc.slug)
+    return rp.figure_caption(wc.profile, wc.slug, fig, claims, ex.load_params(wc.slug, wc.profile))

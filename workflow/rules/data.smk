@@ -1,6 +1,8 @@
 # Datasets: obtained and verified once (cache, mirror, system copy, or download).
 # A dataset that cannot be had (CIFAR-10 offline) yields a status file saying so: the runs that need
 # it return "unavailable", their panels are marked, and their claims are "not evaluated".
+# The status file is an input of those runs and follows the data (common.smk: dataset_flag): once the
+# dataset is provided (or lost), exactly the runs that need it rerun.
 
 rule dataset_status:
     output:
@@ -9,5 +11,7 @@ rule dataset_status:
         dataset=r"[a-z0-9_\-]+",
     log:
         "logs/data/{dataset}.log",
+    conda:
+        CONDA_ENV
     shell:
-        REPRO + " data fetch {wildcards.dataset} --allow-missing --status-json {output} 2> {log}"
+        f"{REPRO} data fetch {{wildcards.dataset}} --allow-missing --status-json {{output}} 2> {{log}}"

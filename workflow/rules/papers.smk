@@ -15,8 +15,10 @@ rule run:
         "logs/{profile}/{slug}/{run_id}.log",
     params:
         device=config["device"],
+    conda:
+        CONDA_ENV
     shell:
-        REPRO + " run {wildcards.slug} {wildcards.run_id} --profile {wildcards.profile}"
+        f"{REPRO} run {{wildcards.slug}} {{wildcards.run_id}} --profile {{wildcards.profile}}"
         " --device {params.device} --threads {threads} --force 2> {log}"
 
 
@@ -30,8 +32,10 @@ rule figure:
         md="figures/{profile}/{slug}/{fig}.md",
     log:
         "logs/{profile}/{slug}/{fig}.log",
+    conda:
+        CONDA_ENV
     shell:
-        REPRO + " figure {wildcards.slug} {wildcards.fig} --profile {wildcards.profile} --no-run 2> {log}"
+        f"{REPRO} figure {{wildcards.slug}} {{wildcards.fig}} --profile {{wildcards.profile}} --no-run 2> {{log}}"
 
 
 rule claims:
@@ -41,5 +45,7 @@ rule claims:
         "results/{profile}/{slug}/claims.json",
     log:
         "logs/{profile}/{slug}/claims.log",
+    conda:
+        CONDA_ENV
     shell:
-        REPRO + " evaluate {wildcards.slug} --profile {wildcards.profile} 2> {log}"
+        f"{REPRO} evaluate {{wildcards.slug}} --profile {{wildcards.profile}} 2> {{log}}"

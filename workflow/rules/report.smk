@@ -1,17 +1,6 @@
-# The reproduction report (figures/<profile>/claims.md) and the items of the HTML report:
-#   snakemake --cores 2 report && snakemake --report report.html report
-# Each report item is a copy of a figure whose caption is built from the measured verdicts of the claims
-# judged on it (repro.report.figure_caption), never from the paper's claim.
-
-report: "../report/workflow.rst"
-
-
-def figure_caption(wc, input):
-    from repro import report as rp
-
-    fig = figures_of(wc.profile, wc.slug)[wc.fig]
-    claims = rp.load_paper_claims(wc.profile, wc.slug)
-    return rp.figure_caption(wc.profile, wc.slug, fig, claims, ex.load_params(wc.slug, wc.profile))
+# The reproduction report (figures/<profile>/claims.md: every claim's words, check, measured effect and
+# verdict), built by `all`. The HTML report is a workflow of its own, over the figures that exist:
+#   snakemake -s workflow/report/Snakefile --cores 2 && snakemake -s workflow/report/Snakefile --report report.html
 
 
 rule claims_report:
@@ -21,27 +10,7 @@ rule claims_report:
         "figures/{profile}/claims.md",
     log:
         "logs/{profile}/claims_report.log",
+    conda:
+        CONDA_ENV
     shell:
-        REPRO + " claims --profile {wildcards.profile} --write > {log} 2>&1"
-
-
-rule report_item:
-    input:
-        png="figures/{profile}/{slug}/{fig}.png",
-        claims="results/{profile}/{slug}/claims.json",
-    output:
-        report("results/{profile}/report/{slug}/{fig}.png", category="{slug}", caption="../report/figure.rst"),
-    params:
-        caption=figure_caption,
-    log:
-        "logs/{profile}/{slug}/{fig}.report.log",
-    shell:
-        "cp {input.png} {output} 2> {log}"
-
-
-rule report:
-    input:
-        lambda wc: report_items(config["profile"], selected_papers()),
-        report(lambda wc: f"figures/{config['profile']}/claims.md", category="Reproduction report",
-               caption="../report/claims.rst"),
-    default_target: False
+        f"{REPRO} claims --profile {{wildcards.profile}} --write > {{log}} 2>&1"

@@ -82,7 +82,9 @@ def test_cli_fetch_status_json_and_partition_plot(tiny, isolated, capsys):
     out = isolated / "status" / "cifar10.json"
     assert main(["data", "fetch", "cifar10", "--allow-missing", "--status-json", str(out)]) == 0
     st = json.loads(out.read_text())
-    assert st == {"dataset": "cifar10", "available": False, "path": None, "verified": False, "reason": "download failed: offline", "where": None}
+    assert st == {"dataset": "cifar10", "available": False, "content_id": None, "path": None, "verified": False,
+                  "reason": "download failed: offline", "where": None}
+    assert (out.parent / ".cifar10.json.places").is_file()  # the fingerprint of the places searched
     assert main(["data", "fetch", "cifar10"]) == 1
     assert main(["data", "fetch", "mnist", "--status-json", str(isolated / "m.json")]) == 0
     assert json.loads((isolated / "m.json").read_text())["verified"] is True

@@ -9,15 +9,45 @@ from repro.privacy import calibration as cal
 
 
 def test_classic_gaussian_sigma_formula():
-    # sqrt(2 ln(1.25e5)) = 4.8448 for eps = 1, delta = 1e-5, sensitivity 1
-    assert cal.gaussian_sigma_classic(1.0, 1e-5) == pytest.approx(4.844805262605389, rel=1e-12)
+    # sqrt(2 ln(1.25e5)) = 4.8448 for delta = 1e-5, sensitivity 1
+    assert cal.gaussian_sigma_classic(0.5, 1e-5) == pytest.approx(2 * 4.844805262605389, rel=1e-12)
     assert cal.gaussian_sigma_classic(0.5, 1e-5, sensitivity=2.0) == pytest.approx(4 * 4.844805262605389, rel=1e-12)
+
+
+@pytest.mark.parametrize("eps", [1.0, 8.0, 16.0, 1e6])
+def test_classic_gaussian_refuses_epsilon_outside_its_theorem(eps):
+    """Dwork & Roth Thm A.1 holds for eps < 1; at eps = 16, delta = 1e-5 the formula gives 0.3028 where the
+    exact calibration needs 0.3442 (not private), so every eps >= 1 is refused, naming the exact sigma."""
+    with pytest.raises(ValueError, match=r"outside the classic formula's validity 0 < epsilon < 1 .*gaussian_sigma_analytic"):
+        cal.gaussian_sigma_classic(eps, 1e-5)
+    with pytest.raises(ValueError, match="outside the classic formula's validity"):
+        cal.sigma_for_epsilon(eps, 1e-5, method="classic")
+
+
+def test_classic_failure_at_large_epsilon_is_real():
+    """The refused case is a real violation: the classic sigma at eps = 16 is below the exact one."""
+    classic_formula = math.sqrt(2 * math.log(1.25e5)) / 16
+    assert classic_formula == pytest.approx(0.3028, abs=1e-4)
+    assert cal.gaussian_sigma_analytic(16.0, 1e-5) == pytest.approx(0.3442, abs=1e-4)
+    assert cal.gaussian_epsilon_analytic(classic_formula, 1e-5) > 16.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(eps=st.floats(1e-3, 0.999), log_delta=st.floats(-12, -1.5), sens=st.floats(0.01, 100.0))
+def test_classic_never_below_the_exact_accountant(eps, log_delta, sens):
+    """Where the classic formula is allowed, it is never less noise than Balle & Wang's exact calibration
+    (an independent accountant: dp-accounting), so the release it calibrates is (eps, delta)-DP."""
+    delta = 10.0**log_delta
+    classic = cal.gaussian_sigma_classic(eps, delta, sens)
+    assert classic >= cal.gaussian_sigma_analytic(eps, delta, sens) * (1 - 1e-9)
+    assert cal.gaussian_delta_analytic(classic, eps, sens) <= delta * (1 + 1e-6)
 
 
 def test_analytic_gaussian_is_tighter_and_matches_balle_wang_formula():
     sigma = cal.gaussian_sigma_analytic(1.0, 1e-5)
     assert sigma == pytest.approx(3.7306, abs=1e-4)  # Balle & Wang 2018: analytic calibration at eps=1, delta=1e-5
-    assert sigma < cal.gaussian_sigma_classic(1.0, 1e-5)
+    assert sigma < math.sqrt(2 * math.log(1.25e5))   # the classic formula's value at eps = 1 (4.8448)
+    assert cal.gaussian_sigma_analytic(0.5, 1e-5) < cal.gaussian_sigma_classic(0.5, 1e-5)
     # the library's sigma satisfies the paper's Thm 8 with equality (independent scipy implementation)
     assert cal.gaussian_delta_analytic(sigma, 1.0) == pytest.approx(1e-5, rel=1e-6)
     assert cal.gaussian_epsilon_analytic(sigma, 1e-5) == pytest.approx(1.0, rel=1e-8)
@@ -62,7 +92,7 @@ def test_rdp_inverse_is_the_smallest_private_noise(steps, q):
         (lambda: cal.gaussian_sigma_classic(0.0, 1e-5), "epsilon must be a finite number > 0, got 0.0"),
         (lambda: cal.gaussian_sigma_analytic(-1.0, 1e-5), "epsilon .* got -1.0"),
         (lambda: cal.gaussian_sigma_analytic(1.0, 1.0), r"delta must lie in the open interval \(0, 1\), got 1.0"),
-        (lambda: cal.gaussian_sigma_classic(1.0, 0.0), "delta .* got 0.0"),
+        (lambda: cal.gaussian_sigma_classic(0.5, 0.0), "delta .* got 0.0"),
         (lambda: cal.rdp_epsilon(1.0, 1e-5, 0), "steps .* integer >= 1, got 0"),
         (lambda: cal.rdp_epsilon(1.0, 1e-5, 10, sampling_rate=0.0), r"q must lie in \(0, 1\], got 0.0"),
         (lambda: cal.rdp_epsilon(1.0, 1e-5, 10, sampling_rate=1.5), r"got 1.5"),

@@ -1,0 +1,109 @@
+"""Runs under stress (test paper toy_data, no dataset needed for fig2): the same run asked for twice at
+once is computed once; a damaged run result is never taken for a result; the same seed gives the same
+numbers; an interrupted workflow (SIGINT or SIGKILL) resumes to byte-identical figures and verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from .conftest import make_project, project_env, repro, snakemake
+
+pytestmark = pytest.mark.slow
+SMOKE = ["--config", "profile=smoke", "papers=[toy_data]"]
+
+
+def coin_ids(project, env):
+    out = repro(project, env, "list", "toy_data", "--profile", "smoke", "--runs").stdout
+    return sorted(line.split()[0] for line in out.splitlines() if line.strip().startswith("coin-"))
+
+
+@pytest.fixture
+def slow_coin(tmp_path, empty_mirror):
+    """A project whose coin runs each take 1.5 s (a user profile override)."""
+    project = make_project(tmp_path / "project")
+    (project / "config" / "profiles" / "smoke").mkdir(parents=True)
+    (project / "config" / "profiles" / "smoke" / "toy_data.yaml").write_text("pause_s: 1.5\n")
+    return project, project_env(project, empty_mirror)
+
+
+def test_two_runs_of_one_id_compute_it_once(slow_coin):
+    project, env = slow_coin
+    rid = coin_ids(project, env)[0]
+    cmd = [sys.executable, "-m", "repro", "run", "toy_data", rid, "--profile", "smoke", "--force"]
+    first = subprocess.Popen(cmd, cwd=project, env=env, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    second = subprocess.Popen(cmd, cwd=project, env=env, stderr=subprocess.PIPE, text=True)
+    logs = [p.communicate(timeout=300)[1] for p in (first, second)]
+    assert first.returncode == 0 and second.returncode == 0, logs
+    assert sum(": start (coin" in log for log in logs) == 1, logs
+    assert any("waiting for it" in log and "computed meanwhile by the other process, kept" in log for log in logs), logs
+
+
+def test_same_seed_same_numbers_and_damaged_result_recomputed(slow_coin):
+    project, env = slow_coin
+    rid = coin_ids(project, env)[0]
+    out = project / "results" / "smoke" / "toy_data" / "runs" / f"{rid}.json"
+    assert repro(project, env, "run", "toy_data", rid, "--profile", "smoke").returncode == 0
+    first = json.loads(out.read_text())["result"]
+    assert repro(project, env, "run", "toy_data", rid, "--profile", "smoke", "--force").returncode == 0
+    assert json.loads(out.read_text())["result"] == first  # same seed, same numbers
+
+    for other in coin_ids(project, env)[1:]:
+        assert repro(project, env, "run", "toy_data", other, "--profile", "smoke").returncode == 0
+    text = out.read_text()
+    out.write_text(text[: len(text) // 2])  # truncated (a copy cut short, a disk error)
+    only = repro(project, env, "figure", "toy_data", "fig2", "--profile", "smoke", "--no-run")
+    assert only.returncode == 2 and "Traceback" not in only.stderr
+    assert "no intact result" in only.stderr and "moved aside" in only.stderr
+    assert (out.parent / f"{rid}.json.corrupt").is_file() and not out.exists()
+    made = repro(project, env, "figure", "toy_data", "fig2", "--profile", "smoke")
+    assert made.returncode == 0, made.stderr[-3000:]
+    assert json.loads(out.read_text())["result"] == first
+
+
+def _build(project, env, kill=None):
+    """Build toy_data's smoke DAG, optionally sending ``kill`` to the whole process group once the first
+    coin run is written, then resume as the README says."""
+    args = [sys.executable, "-m", "snakemake", "--cores", "1", "all", *SMOKE]
+    if kill is None:
+        done = snakemake(project, env, "--cores", "1", "all", *SMOKE)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return
+    proc = subprocess.Popen(args, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    runs = project / "results" / "smoke" / "toy_data" / "runs"
+    deadline = time.monotonic() + 300
+    while not any(p.name.startswith("coin-") for p in runs.glob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.killpg(proc.pid, kill)
+    proc.wait(timeout=120)
+    assert not (project / "results" / "smoke" / "toy_data" / "claims.json").exists()  # really interrupted
+    if kill == signal.SIGKILL:  # Snakemake's lock outlives a SIGKILL: released by hand, as Snakemake says
+        assert snakemake(project, env, "--unlock", "all", *SMOKE).returncode == 0
+    done = snakemake(project, env, "--cores", "1", "all", *SMOKE, "--rerun-incomplete")
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+OUTPUTS = ["figures/smoke/toy_data/fig1.csv", "figures/smoke/toy_data/fig2.csv", "figures/smoke/toy_data/fig2.md",
+           "results/smoke/toy_data/claims.json", "figures/smoke/claims.md"]
+
+
+def test_interrupted_workflow_resumes_byte_identical(tmp_path, empty_mirror):
+    outputs = {}
+    for how in (None, signal.SIGINT, signal.SIGKILL):
+        project = make_project(tmp_path / f"p{how or 0}")
+        (project / "config" / "profiles" / "smoke").mkdir(parents=True)
+        (project / "config" / "profiles" / "smoke" / "toy_data.yaml").write_text("pause_s: 1.5\n")
+        _build(project, project_env(project, empty_mirror), kill=how)
+        outputs[how] = {o: (project / o).read_bytes() for o in OUTPUTS}
+        leftovers = [p for p in (project / "results").rglob("*") if p.is_file() and p.name.endswith(".tmp")]
+        assert not leftovers or how == signal.SIGKILL  # a killed writer may leave a hidden temporary, never a result
+    assert outputs[signal.SIGINT] == outputs[None]
+    assert outputs[signal.SIGKILL] == outputs[None]
