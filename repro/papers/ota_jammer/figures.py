@@ -28,7 +28,7 @@ SCALARS = ("epsilon", "epsilon_numeric", "epsilon_delta_0.01", "epsilon_per_clie
            "epsilon_variance_reading", "epsilon_ls", "max_power_ratio", "min_s", "frac_s_above_1", "frac_clipped",
            "frac_samples_clipped", "num_transmissions", "num_iterations", "dataset_size", "p_max", "alpha_u",
            "channel_std", "jammer_std", "noise_std_mean", "noise_std_eff", "mu2_update", "mu2_one_step",
-           "jammer_power_over_P_median", "beta_sum")
+           "jammer_power_over_P_median", "beta_sum", "frac_rounds_at_power_cap")
 PLOTTED = {"fig2": "test_acc", "fig3": "train_loss", "fig4": "test_acc", "fig5": "train_loss", "fig6": "test_acc",
            "fig7": "test_acc", "fig8": "test_acc", "fig9": "test_acc", "fig10": "train_loss", "fig91": "test_acc"}
 YLABEL = {"test_acc": "test accuracy", "train_loss": "training loss"}
@@ -202,13 +202,19 @@ def _clip_text(scal: pd.DataFrame) -> str:
 
 def _render_tuning(fig, results, ctx):
     p = ctx.params
-    rows, reasons = [], []
+    rows, reasons, capped = [], [], {"femnist": [], "iid": []}
     for spec in fig.runs:
         res = results[spec.run_id]
         if is_unavailable(res):
             reasons.append(res["reason"])
             continue
         panel = "femnist" if spec.params["data"] == "femnist" else "iid"
+        if spec.seed != p["tuning_seed"]:  # an evaluation run of [13]: how often it sits at its power cap
+            capped[panel].append(res["frac_rounds_at_power_cap"])
+            rows.append(dict(figure=fig.fig_id, panel=panel, series="evaluation runs", x=np.nan,
+                             metric="frac_rounds_at_power_cap", value=res["frac_rounds_at_power_cap"], seed=spec.seed,
+                             run_id=spec.run_id))
+            continue
         g = spec.params["baseline"]["gamma"]
         vals = {"mean_train_loss": float(np.mean(res["train_loss"])), "final_train_loss": float(res["train_loss"][-1]),
                 "mean_test_acc": float(np.mean(res["test_acc"]))}
@@ -219,8 +225,13 @@ def _render_tuning(fig, results, ctx):
     blocks, extra = [], []
     for panel, used_key, title in (("femnist", "baseline_gamma", "FEMNIST surrogate, MLP (eps 6.52, delta 1e-5)"),
                                    ("iid", "iid_baseline_gamma", "synthetic i.i.d., logistic regression (eps 0.15, delta 0.01)")):
-        d = df[(df.panel == panel)] if len(df) else df
+        cap = capped[panel]
+        cap_txt = (f"evaluation runs of [13] at their power cap in {100 * min(cap):.0f}-{100 * max(cap):.0f} % of rounds"
+                   if cap else "")
+        d = df[(df.panel == panel) & (df.series != "evaluation runs")] if len(df) else df
         if d.empty:
+            if cap:
+                blocks.append((f"{title}: not tuned in this profile; {cap_txt}", ["gamma used"], [[f"{p[used_key]:g}"]]))
             continue
         wide = d.pivot_table(index="x", columns="metric", values="value").sort_index(ascending=False)
         crit = wide["mean_train_loss"]
@@ -233,11 +244,10 @@ def _render_tuning(fig, results, ctx):
         body = [[f"{x:g}", f"{wide.loc[x, 'mean_train_loss']:.4f}", f"{wide.loc[x, 'final_train_loss']:.4f}",
                  f"{wide.loc[x, 'mean_test_acc']:.4f}", ("tied argmin" if tie else "argmin") if x in best else "",
                  "yes" if x == used else ""] for x in wide.index]
-        status = ("" if used in best else f"  STALE: {used_key} = {used:g} is not the argmin")
+        status = "" if used in best else f"; STALE: {used_key} = {used:g} is not the argmin"
         if tie:
-            status += "  (all tied: [13] is power-limited, sum beta_max <= budget, so gamma has no effect)" \
-                if len(best) == len(crit) else "  (tie)"
-        blocks.append((f"{title}, tuning seed {p['tuning_seed']}{status}",
+            status += "; all tied (gamma has no effect)" if len(best) == len(crit) else "; tie"
+        blocks.append((f"{title}, tuning seed {p['tuning_seed']}{status}" + (f"; {cap_txt}" if cap_txt else ""),
                        ["gamma", "mean train loss (criterion)", "final train loss", "mean test acc (not used)", "selected",
                         "used by the runs"], body))
     df = tidy_frame(rows + extra)
@@ -247,7 +257,7 @@ def _render_tuning(fig, results, ctx):
         mark_unavailable(axes[0, 0], "; ".join(sorted(set(reasons))) or "no results")
         suptitle(f, f"Package addition: {fig.title}", ctx.profile)
         return Rendered(df, f, f"# {fig.title}\n\nNOT REGENERATED: {'; '.join(sorted(set(reasons)))}\n")
-    f = draw_tables(blocks, f"Package addition: {fig.title}", ctx.profile, note, col_widths="auto")
+    f = draw_tables(blocks, f"Package addition: {fig.title}", ctx.profile, note, width=10.0, col_widths="auto")
     return Rendered(df, f, markdown_tables(blocks, fig.title, note))
 
 

@@ -92,6 +92,7 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
     h_abs = np.sqrt(gains)
     h_cj = np.sqrt(rayleigh_power_gains((M,), streams.torch("jammer_channel")).numpy())
     noise_std, beta = _noise_schedule(cfg, mode, cal, gains, p, P, D)
+    at_cap = None if beta is None else float(np.mean(beta >= common_gain_cap(p, gains, P) * (1 - 1e-12)))
     coefs = (even_step_coefficients(mu, theory.lambda_schedule(M, cfg["lambda_schedule"]))
              if algo == "upcycled" else np.zeros(M))
 
@@ -155,6 +156,8 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
         out["frac_samples_clipped"] = sample_clipped
     if mode != "nonprivate":
         out.update(_privacy_log(cfg, mode, cal, noise_std, beta, s_log, p, D))
+    if at_cap is not None:
+        out["frac_rounds_at_power_cap"] = at_cap  # [13] transmits at beta_max: gamma has no effect there
     if mode == "proposed" and cfg.get("cj_epsilon") is not None:
         amp_cj = cfg.get("kappa", 7.0) * jammer_min_amplitude(cal.alpha_u, h_cj, cal.required_var, cfg["sigma_c"])
         out["jammer_power_over_P_median"] = float(np.median(jammer_power(amp_cj, d)) / P)

@@ -31,8 +31,9 @@ def test_figures_and_run_sharing(profile):
     assert (figs["fig2"].run_ids == figs["fig4"].run_ids) == ma_only
     assert len(figs["fig2"].run_ids) == (5 if ma_only else 6) * n
     assert len(figs["fig6"].run_ids) == 4 * n and len(figs["fig91"].run_ids) == 3 * n
-    assert len(figs["table91"].run_ids) == 2 * len(p["tuning_gammas"])
-    assert all(r.seed == p["tuning_seed"] for r in figs["table91"].runs)
+    tuning = [r for r in figs["table91"].runs if r.seed == p["tuning_seed"]]
+    assert len(tuning) == len(p["tuning_datasets"]) * len(p["tuning_gammas"])
+    assert all(r.params["mode"] == "baseline13" for r in figs["table91"].runs)
     assert all(r.params["mode"] != "nonprivate" for r in figs["privacy"].runs)
 
 
@@ -42,7 +43,7 @@ def test_quick_profile_keeps_the_papers_privacy_levels_and_seeds():
               "hidden", "size_scale", "lr", "batch_size", "mu"):
         assert q[k] == paper[k], k
     assert len(q["seeds"]) >= 3 and q["profile_note"]
-    assert len(run_specs("ota_jammer", "quick")) == 21 * len(q["seeds"]) + 2 * len(q["tuning_gammas"])
+    assert len(run_specs("ota_jammer", "quick")) == 21 * len(q["seeds"]) + len(q["tuning_datasets"]) * len(q["tuning_gammas"])
 
 
 @pytest.mark.parametrize("override,match", [
