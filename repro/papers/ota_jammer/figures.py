@@ -184,12 +184,15 @@ def _render_curves(fig, results, ctx):
     seeds = sorted({r.seed for r in fig.runs})
     rule = "one gradient step per round" if fig.fig_id == "fig91" else f"E = {p['iid_local_epochs'] if iid else p['local_epochs']}"
     sub = (f"{note or ''}\nM = {p['iid_rounds'] if iid else p['rounds']}, {rule}, {len(seeds)} seeds: mean and 95 % "
-           f"t-interval; clipped updates: {_clip_text(scal)}\n" + "\n".join(textwrap.wrap(certified_note(fig, results, p), 150)))
+           f"t-interval; clipped: {_clip_text(scal)}\n" + "\n".join(textwrap.wrap(certified_note(fig, results, p), 150)))
     suptitle(f, f"{fig.paper_ref or 'Package addition'}: {fig.title}", ctx.profile, sub)
     return Rendered(df, f)
 
 
 def _clip_text(scal: pd.DataFrame) -> str:
+    per_sample = scal[scal.metric == "frac_samples_clipped"]["value"]
+    if len(per_sample):  # one-step runs: the per-sample gradients are clipped, the updates are within tau
+        return f"per-sample gradients {100 * per_sample.min():.1f}-{100 * per_sample.max():.1f} % of samples"
     v = scal[scal.metric == "frac_clipped"]["value"]
     if not len(v):
         return "n/a"
@@ -226,8 +229,9 @@ def _render_tuning(fig, results, ctx):
     for panel, used_key, title in (("femnist", "baseline_gamma", "FEMNIST surrogate, MLP (eps 6.52, delta 1e-5)"),
                                    ("iid", "iid_baseline_gamma", "synthetic i.i.d., logistic regression (eps 0.15, delta 0.01)")):
         cap = capped[panel]
-        cap_txt = (f"evaluation runs of [13] at their power cap in {100 * min(cap):.0f}-{100 * max(cap):.0f} % of rounds"
-                   if cap else "")
+        span = f"{100 * min(cap):.0f}" + ("" if cap and round(100 * min(cap)) == round(100 * max(cap)) else f"-{100 * max(cap):.0f}") \
+            if cap else ""
+        cap_txt = f"evaluation runs of [13] at their power cap in {span} % of rounds" if cap else ""
         d = df[(df.panel == panel) & (df.series != "evaluation runs")] if len(df) else df
         if d.empty:
             if cap:
