@@ -44,7 +44,6 @@ def test_one_step_run_certifies_the_papers_epsilon():
 
 
 def test_missing_mnist_degrades_to_unavailable(tmp_path, monkeypatch):
-    from repro.claims import ClaimSet  # noqa: F401  (the claims module imports cleanly)
     from repro.papers.ota_jammer import claims, figures
 
     empty = tmp_path / "mirror"
