@@ -30,13 +30,13 @@ import numpy as np
 
 __all__ = [
     "log_inv_delta", "ma_epsilon", "ma_budget", "ma_rate", "ma_epsilon_for_noise",
-    "ma_epsilon_per_client", "ma_epsilon_numeric", "dp_accounting_epsilon",
-    "liu_simeone_rdp_budget", "liu_simeone_cinv",
+    "ma_epsilon_per_client", "ma_epsilon_numeric", "dp_accounting_epsilon", "equivalent_noise_std",
+    "liu_simeone_rdp_budget", "liu_simeone_cinv", "liu_simeone_epsilon",
 ]
 
 
 def log_inv_delta(delta: float) -> float:
-    """``L = ln(1/delta)``; delta must lie in the open interval (0, 1) (erratum E9 of the guide)."""
+    """``L = ln(1/delta)``; delta must lie in the open interval (0, 1) (Thm 1 prints [0, 1]; ln(1/delta) must be finite and positive)."""
     if not (isinstance(delta, (int, float)) and 0.0 < float(delta) < 1.0):
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
     return math.log(1.0 / float(delta))
@@ -109,17 +109,43 @@ def ma_epsilon_per_client(noise_stds, dataset_size: int, delta: float, power_fac
 
 
 def ma_epsilon_numeric(rate: float, delta: float) -> float:
-    """Numerical ``min_{lambda>0} (S lambda (lambda+1) + L)/lambda``: checks the closed form (eq. 21)."""
-    from scipy.optimize import minimize_scalar
+    """Numerical ``min_{lambda>0} (S lambda (lambda+1) + L)/lambda``: checks the closed form (eq. 21).
 
+    Golden-section search on ``log lambda`` (the objective is convex in lambda); numpy only, so a
+    training run can afford it.
+    """
     rate = _check_nonneg("S (RDP slope)", rate)
     L = log_inv_delta(delta)
     if rate == 0.0:
         return 0.0
-    lam0 = math.sqrt(L / rate)
-    res = minimize_scalar(lambda lam: rate * (lam + 1.0) + L / lam, bounds=(lam0 * 1e-3, lam0 * 1e3),
-                          method="bounded", options={"xatol": lam0 * 1e-12})
-    return float(res.fun)
+    f = lambda t: rate * (math.exp(t) + 1.0) + L * math.exp(-t)  # noqa: E731  (t = log lambda)
+    t0 = 0.5 * math.log(L / rate)
+    lo, hi = t0 - 7.0, t0 + 7.0
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = f(a), f(b)
+    for _ in range(200):
+        if hi - lo < 1e-13:
+            break
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = f(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = f(b)
+    return float(min(fa, fb))
+
+
+def equivalent_noise_std(noise_stds) -> float:
+    """``sqrt(M / sum_m 1/sigma_m^2)``: M releases at this one std compose to exactly the same RDP (and
+    Gaussian-DP) curve as the M releases at ``sigma_m`` with a common sensitivity (e.g. [13]'s noise,
+    which changes every round)."""
+    sig = np.asarray(noise_stds, dtype=float).ravel()
+    if sig.size == 0 or np.any(~np.isfinite(sig)) or np.any(sig <= 0):
+        raise ValueError("noise_stds must be a non-empty sequence of finite values > 0")
+    return float(math.sqrt(sig.size / np.sum(1.0 / sig ** 2)))
 
 
 def dp_accounting_epsilon(noise_multiplier: float, steps: int, delta: float, accountant: str = "rdp",
@@ -151,21 +177,28 @@ def dp_accounting_epsilon(noise_multiplier: float, steps: int, delta: float, acc
 
 
 def liu_simeone_cinv(delta: float) -> float:
-    """``C^{-1}(1/delta)`` with ``C(x) = sqrt(pi) x exp(x^2)`` (increasing on x > 0)."""
-    from scipy.optimize import brentq
+    """``C^{-1}(1/delta)`` with ``C(x) = sqrt(pi) x exp(x^2)`` (increasing on x > 0).
 
-    log_inv_delta(delta)
-    target = math.log(1.0 / delta)
-    # log C(x) = 0.5 ln(pi) + ln x + x^2 is increasing; solve log C(x) = ln(1/delta).
+    Solves ``log C(x) = ln(1/delta)`` by bisection (``log C`` is increasing), to machine precision.
+    """
+    target = log_inv_delta(delta)
     f = lambda x: 0.5 * math.log(math.pi) + math.log(x) + x * x - target  # noqa: E731
-    hi = 1.0
+    lo, hi = 1e-300, 1.0
     while f(hi) < 0:
         hi *= 2.0
-    return brentq(f, 1e-12, hi, xtol=1e-14, rtol=1e-15)
+    for _ in range(2000):
+        mid = 0.5 * (lo + hi)
+        if f(mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 4e-16 * hi:
+            break
+    return 0.5 * (lo + hi)
 
 
 def liu_simeone_rdp_budget(epsilon: float, delta: float) -> float:
-    """``R_dp(epsilon, delta) = (sqrt(epsilon + C^{-1}(1/delta)^2) - C^{-1}(1/delta))^2`` ([13], guide §6).
+    """``R_dp(epsilon, delta) = (sqrt(epsilon + C^{-1}(1/delta)^2) - C^{-1}(1/delta))^2`` ([13]).
 
     The [13]-style constraint is ``sum_m Delta_m^2 beta_m / sigma_c^2 <= R_dp`` with the replace-one
     sensitivity ``Delta = 2/|D|``.
@@ -174,3 +207,12 @@ def liu_simeone_rdp_budget(epsilon: float, delta: float) -> float:
         raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
     c = liu_simeone_cinv(delta)
     return (math.sqrt(epsilon + c * c) - c) ** 2
+
+
+def liu_simeone_epsilon(rdp_sum: float, delta: float) -> float:
+    """Inverse of :func:`liu_simeone_rdp_budget`: the epsilon [13]'s accountant gives a run whose
+    ``sum_m Delta^2 beta_m / sigma_c^2`` (replace-one Delta = 2/|D|) equals ``rdp_sum``:
+    ``epsilon = R + 2 C^{-1}(1/delta) sqrt(R)``."""
+    r = _check_nonneg("R (sum of squared sensitivity over noise variance)", rdp_sum)
+    c = liu_simeone_cinv(delta)
+    return r + 2.0 * c * math.sqrt(r)

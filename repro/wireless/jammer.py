@@ -14,7 +14,7 @@ At the bound the model-domain jammer std ``sqrt(sigma_req^2 - sigma_c^2/alpha_u^
 Example
 -------
 >>> v = required_noise_variance(1.0, 1e-5, 80, 16421)
->>> round(math.sqrt(v), 7)                           # guide §3.2
+>>> round(math.sqrt(v), 7)                           # M = 80, |D| = 16,421
 0.0026693
 """
 

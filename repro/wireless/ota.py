@@ -25,7 +25,7 @@ __all__ = ["clip_rows", "ota_aggregate", "effective_noise_std", "receive_channel
 def clip_rows(updates: torch.Tensor, tau: float) -> tuple[torch.Tensor, torch.Tensor]:
     """Scale each row ``Delta_i`` of ``[K, d]`` by ``min(1, tau/||Delta_i||)``; returns (clipped, norms before).
 
-    Realises Assumption 1 (``||Delta_i|| <= tau``, guide erratum E1).
+    Realises Assumption 1 (``||Delta_i|| <= tau``; the paper: "can be achieved in practice by clipping the updates").
     """
     if tau <= 0:
         raise ValueError(f"tau must be > 0, got {tau!r}")

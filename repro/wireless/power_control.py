@@ -11,7 +11,7 @@ Two schemes on block-Rayleigh-fading channels, both with channel inversion by th
 The server factor ``alpha_u`` is constant over rounds and calibrated from the privacy target
 (:func:`server_factor_for_target`).
 
-*Baseline [13]* (Liu & Simeone, reconstructed as the guide's §6 specifies): a common alignment gain
+*Baseline [13]* (Liu & Simeone, JSAC 2021, reconstructed: its text is not available here): a common alignment gain
 ``beta_m`` limited by the weakest client, ``beta_max = min_i P_i |h_i|^2 / p_i^2``, and an offline adaptive
 allocation ``beta_m = min(beta_max_m, c gamma^{(M-m)/2})`` whose constant ``c`` is found by bisection so
 the privacy budget ``sum_m beta_m <= B`` holds with equality (:func:`adaptive_common_gains`).
@@ -34,7 +34,7 @@ __all__ = [
 
 
 def power_budget_from_snr(snr_db: float, num_params: int, noise_var: float = 1.0) -> float:
-    """``P_i = 10^{SNR_dB/10} d sigma_c^2`` from ``SNR_i = P_i/(d sigma_c^2)`` (the paper's §V, as in [13])."""
+    """``P_i = 10^{SNR_dB/10} d sigma_c^2`` from ``SNR_i = P_i/(d sigma_c^2)`` (the paper's Sec. V, as in [13])."""
     if num_params <= 0 or noise_var <= 0:
         raise ValueError(f"need num_params > 0 and noise_var > 0, got {num_params!r}, {noise_var!r}")
     return 10.0 ** (snr_db / 10.0) * num_params * noise_var
@@ -42,7 +42,7 @@ def power_budget_from_snr(snr_db: float, num_params: int, noise_var: float = 1.0
 
 def server_factor_for_target(epsilon: float, delta: float, num_transmissions: int, dataset_size: int,
                              noise_std: float = 1.0) -> float:
-    """Constant server factor ``alpha_u = sigma_c |D| sqrt(2 S*(eps, delta)/M)`` (guide §2.7, eqs. 21/25).
+    """Constant server factor ``alpha_u = sigma_c |D| sqrt(2 S*(eps, delta)/M)`` (eqs. 21/25).
 
     Guarantee: with receiver noise only (no jammer), M transmissions at this ``alpha_u`` give exactly
     ``epsilon`` in the paper's bound (21) at ``delta``.
@@ -90,7 +90,7 @@ def common_gain_cap(weights, channel_gains_sq, power_budget) -> np.ndarray:
 
 def baseline_gain_budget(epsilon: float, delta: float, dataset_size: int, noise_var: float = 1.0,
                          accountant: str = "ls") -> float:
-    """The allowed ``sum_m beta_m`` of [13]'s scheme for the privacy target (guide §6).
+    """The allowed ``sum_m beta_m`` of [13]'s scheme for the privacy target.
 
     ``ls`` ([13]-style, replace-one sensitivity 2/|D|): ``sum 4 beta/(|D|^2 sigma_c^2) <= R_dp(eps, delta)``.
     ``ma`` (ablation, the paper's accountant): ``sum beta/(2 |D|^2 sigma_c^2) <= S*(eps, delta)``.

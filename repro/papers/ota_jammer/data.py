@@ -1,7 +1,7 @@
 """Data of the ota_jammer experiments: the paper's 50-client FEMNIST split (or its MNIST surrogate)
-and the FedProx synthetic-IID set (guide §7).
+and the FedProx synthetic-IID set (this paper's README, data).
 
-FEMNIST split (§7.1-7.2): client u holds classes (u + j) mod 10, j = 0..4, with the paper's per-client
+FEMNIST split: client u holds classes (u + j) mod 10, j = 0..4, with the paper's per-client
 train/test sizes (16,421 / 1,924 in all), drawn without replacement per class. With real EMNIST/FEMNIST
 (a user path, ``repro.data.load_dataset("femnist")``) the classes are lowercase a-j; otherwise MNIST
 digits 0-9 stand in (labelled as a surrogate in every figure). The split is fixed across trials.
@@ -65,7 +65,7 @@ def _source_arrays():
 
 def femnist_split(seed: int = 0, num_clients: int = 50, classes_per_client: int = 5, num_classes: int = 10,
                   size_scale: float = 1.0) -> FederatedSplit:
-    """The paper's split (guide §7.2). ``size_scale < 1`` shrinks every client (smoke tests only)."""
+    """The paper's split. ``size_scale < 1`` shrinks every client (smoke tests only)."""
     if num_clients != len(FEMNIST_TRAIN_SIZES):
         raise ValueError(f"the paper's split has {len(FEMNIST_TRAIN_SIZES)} clients, got num_clients={num_clients}")
     if not (0 < size_scale <= 1):
@@ -76,14 +76,20 @@ def femnist_split(seed: int = 0, num_clients: int = 50, classes_per_client: int 
     te_sizes = [max(1, int(round(n * size_scale))) for n in FEMNIST_TEST_SIZES]
     tr_idx = _split_indices(trY, tr_sizes, sets, seed)
     te_idx = _split_indices(teY, te_sizes, sets, seed + 1)
-    flat = lambda a: (a.reshape(len(a), -1).astype(np.float32) / 255.0)  # noqa: E731  (x/255, no standardisation)
+    flat = _flat_unit  # pixels in [0, 1], flattened, no standardisation
     te_all = np.concatenate(te_idx)
     return FederatedSplit([flat(trx[i]) for i in tr_idx], [trY[i].astype(np.int64) for i in tr_idx],
                           flat(tex[te_all]), teY[te_all].astype(np.int64), note, real)
 
 
+def _flat_unit(a: np.ndarray) -> np.ndarray:
+    """Images as float32 rows in [0, 1]: uint8 pixels are divided by 255; float pixels (LEAF JSON) are kept."""
+    a = a.reshape(len(a), -1)
+    return a.astype(np.float32) / 255.0 if a.dtype == np.uint8 else a.astype(np.float32)
+
+
 def synthetic_iid_split(num_clients: int = 50, seed: int = 0, test_fraction: float = 0.1) -> FederatedSplit:
-    """FedProx Synthetic-IID (guide §7.5): 60 features, 10 classes, lognormal(4, 2) + 50 samples per client,
+    """FedProx Synthetic-IID: 60 features, 10 classes, lognormal(4, 2) + 50 samples per client,
     ``floor(0.9 n)`` for training; the pooled test set is the union of the client test parts."""
     from repro.data.synthetic import fedprox_synthetic
 

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from repro.experiment import RunContext, RunSpec
+from repro.experiment import RunContext, RunSpec, unavailable_result
 
 
 def train(spec: RunSpec, ctx: RunContext) -> dict:
+    """Train one configuration; a missing dataset gives an ``unavailable`` result (panels marked, claims not evaluated)."""
     import torch
 
+    from repro.data import DatasetUnavailableError
     from repro.papers.ota_jammer import data as otadata
     from repro.papers.ota_jammer.training import run_training
 
     torch.set_num_threads(max(1, ctx.threads))
     cfg = spec.params
-    if cfg["data"] == "femnist":
-        split = otadata.femnist_split(seed=cfg["partition_seed"], size_scale=cfg["size_scale"])
-    else:
-        split = otadata.synthetic_iid_split(num_clients=cfg["num_clients"], seed=cfg["data_seed"])
+    try:
+        if cfg["data"] == "femnist":
+            split = otadata.femnist_split(seed=cfg["partition_seed"], size_scale=cfg["size_scale"])
+        else:
+            split = otadata.synthetic_iid_split(num_clients=cfg["num_clients"], seed=cfg["data_seed"])
+    except DatasetUnavailableError as e:
+        ctx.log(f"dataset unavailable: {e}")
+        return unavailable_result(f"FEMNIST surrogate (MNIST) not available: {e}")
     return run_training(cfg, split, ctx.streams(spec), log=ctx.log)

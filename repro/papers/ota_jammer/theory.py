@@ -1,7 +1,7 @@
 """Closed-form quantities of the ota_jammer paper: constants, calibration, jammer, Thm 5 terms.
 
 Everything here is cheap numpy/math (no torch), so experiments, claims and tests can all use it.
-Equation numbers are the paper's; section numbers (§) are the implementation guide's.
+Equation numbers are the paper's; decisions the paper leaves open are listed in this paper's README.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from repro.privacy.ota_accounting import ma_budget, ma_epsilon, ma_epsilon_for_n
 from repro.wireless.jammer import jammer_model_std, jammer_needed, required_noise_variance
 from repro.wireless.power_control import power_budget_from_snr, server_factor_for_target
 
-#: Per-client training / test sizes of the paper's FEMNIST split (50 clients; guide §7.1,
-#: from the authors' released split index). Sums: 16,421 / 1,924.
+#: Per-client training / test sizes of the paper's FEMNIST split (50 clients, from the index of the
+#: authors' released split, osu-srml/Upcycled-FL). Sums: 16,421 / 1,924.
 FEMNIST_TRAIN_SIZES = (
     209, 390, 289, 319, 152, 254, 198, 142, 186, 265, 128, 179, 121, 578, 79, 1950, 586, 474, 506, 414, 336, 460,
     360, 314, 395, 447, 211, 216, 127, 376, 793, 255, 117, 270, 285, 190, 143, 109, 341, 285, 468, 493, 133, 229,
@@ -27,7 +27,7 @@ FEMNIST_TEST_SIZES = (
 
 
 def mlp_num_params(inputs: int = 784, hidden: int = 196, outputs: int = 10) -> int:
-    """d of the two-layer MLP (weights + biases): 155,830 for 784-196-10 (guide §7.3)."""
+    """d of the two-layer MLP (weights + biases): 155,830 for 784-196-10."""
     return inputs * hidden + hidden + hidden * outputs + outputs
 
 
@@ -78,7 +78,8 @@ class NoiseCalibration:
 def calibrate(num_transmissions: int, dataset_size: int, eps0: float, delta0: float,
               cj_epsilon: float | None = None, cj_delta: float = 1e-5, kappa: float = 7.0,
               noise_std: float = 1.0) -> NoiseCalibration:
-    """Guide §2.10 calibration: alpha_u from (eps0, delta0) (D2, D9), plus the jammer if ``cj_epsilon``."""
+    """alpha_u from (eps0, delta0) by eq. (21) (constant over rounds, also in jammer runs), plus the
+    jammer of eqs. (22)-(23) at ``kappa`` x its amplitude bound if ``cj_epsilon``."""
     alpha_u = server_factor_for_target(eps0, delta0, num_transmissions, dataset_size, noise_std)
     ch = noise_std / alpha_u
     if cj_epsilon is None:
@@ -96,7 +97,7 @@ def calibrate(num_transmissions: int, dataset_size: int, eps0: float, delta0: fl
 def achieved_epsilon_kappa(cj_epsilon: float, delta: float, kappa: float, variance_reading: bool = False,
                            num_transmissions: int = 80, dataset_size: int = 16421, eps0: float = 6.52,
                            delta0: float = 1e-5) -> float:
-    """Epsilon achieved when the jammer is kappa x its bound (guide §3.3; D8 amplitude or variance reading)."""
+    """Epsilon achieved when the jammer is kappa x its bound (kappa x the amplitude bound (22), or x the variance)."""
     cal = calibrate(num_transmissions, dataset_size, eps0, delta0)
     req = required_noise_variance(cj_epsilon, delta, num_transmissions, dataset_size)
     extra = max(req - cal.channel_std ** 2, 0.0)
@@ -107,7 +108,7 @@ def achieved_epsilon_kappa(cj_epsilon: float, delta: float, kappa: float, varian
 def power_control_stats(num_transmissions: int, eps0: float = 6.52, delta0: float = 1e-5,
                         sizes=FEMNIST_TRAIN_SIZES, snr_db: float = 1.0, num_params: int | None = None,
                         draws: int = 100_000, seed: int = 0) -> dict:
-    """Monte-Carlo statistics of s_i (eq. 14 with 11) over |h|^2 ~ Exp(1) (guide §3.4)."""
+    """Monte-Carlo statistics of s_i (eq. 14 with 11) over |h|^2 ~ Exp(1)."""
     sizes = np.asarray(sizes, float)
     p = sizes / sizes.sum()
     d = num_params or mlp_num_params()
@@ -128,7 +129,7 @@ def convergence_terms(epsilon_cj: float, *, smoothness: float, num_params: int, 
     """Thm 5's noise terms for a jammer target ``epsilon_cj`` (eqs. 33-34), with user constants.
 
     C5 = (L_s d/2)(h_CJ alpha_CJ/alpha_u)^2 (artificial noise), C6 = L_s sigma_c^2 d/(2 alpha_u^2) (channel).
-    With the §2.8 calibration, C5 + C6 = (L_s d/2) sigma_m^2, which grows as epsilon_cj falls (claim C18).
+    With the calibration of eqs. (22)-(23), C5 + C6 = (L_s d/2) sigma_m^2, which grows as epsilon_cj falls (claim C18).
     """
     cal = calibrate(num_transmissions, dataset_size, eps0, delta0, epsilon_cj, cj_delta, kappa, noise_std)
     alpha_cj = cal.jammer_std * cal.alpha_u / h_cj_abs
@@ -138,7 +139,7 @@ def convergence_terms(epsilon_cj: float, *, smoothness: float, num_params: int, 
 
 
 def calibration_table(eps_delta_pairs, num_transmissions: int, dataset_size: int) -> list[dict]:
-    """Rows of guide §3.2: L, S*, a, sigma_req |D| and sigma_req for each (epsilon, delta)."""
+    """Calibration rows: L, S*, a, sigma_req |D| and sigma_req for each (epsilon, delta)."""
     from repro.wireless.jammer import eq23_a
 
     rows = []

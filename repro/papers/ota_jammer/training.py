@@ -1,11 +1,17 @@
-"""One OTA-FL training run (guide §2.10): Upcycled-FL, FedProx, FedAvg with the proposed power control,
-the baseline [13], or the non-private reference, on the vectorised engine.
+"""One OTA-FL training run: Upcycled-FL, FedProx or FedAvg with the proposed power control, the
+baseline [13], or the non-private reference, on the vectorised engine.
 
-Clients are the rows of one parameter stack; local SGD for all 50 clients is one engine call per
-round (``repro.engine.train.local_sgd``). The uplink is simulated in the model domain
-(``repro.wireless.ota.ota_aggregate``; eq. 16 with the effective noise of Appendix A). Common random
-numbers across methods within a trial: the same init, channel draws ``|h_i^m|``, base noise vectors
-and minibatch order (separate streams of the run seed).
+Clients are the rows of one parameter stack; local training for all 50 clients is one engine call
+per round. Local rules (``local_rule``):
+
+* ``epochs`` (the paper's): E epochs of minibatch SGD with momentum (eqs. 4-6), then the update is
+  clipped to norm tau (Assumption 1 realised by clipping);
+* ``one_step`` (the package's addition): one full-batch gradient step with per-sample clipping
+  (:mod:`repro.papers.ota_jammer.one_step`), the rule for which the paper's accountant holds.
+
+The uplink is simulated in the model domain (:func:`repro.wireless.ota.ota_aggregate`; eq. (16) with
+the effective noise of Appendix A). Common random numbers across methods within a trial: the same
+init, channel draws ``|h_i^m|``, base noise vectors and minibatch order (separate streams of the seed).
 """
 
 from __future__ import annotations
@@ -16,14 +22,16 @@ import time
 import numpy as np
 import torch
 
-from repro.algorithms.upcycled import even_step, even_step_coefficients
 from repro.algorithms.base import FLState
 from repro.algorithms.fedavg import FedAvg, FedProx
+from repro.algorithms.upcycled import even_step, even_step_coefficients
 from repro.engine.data import ClientData
 from repro.engine.rng import RoundRng
 from repro.engine.train import batch_loss
 from repro.papers.ota_jammer import theory
-from repro.privacy.ota_accounting import ma_epsilon_for_noise, ma_epsilon_numeric, ma_epsilon_per_client, ma_rate
+from repro.papers.ota_jammer.one_step import one_step_updates
+from repro.privacy.ota_accounting import (liu_simeone_epsilon, ma_epsilon_for_noise, ma_epsilon_numeric,
+                                          ma_epsilon_per_client, ma_rate)
 from repro.wireless.fading import rayleigh_power_gains
 from repro.wireless.jammer import jammer_min_amplitude, jammer_power
 from repro.wireless.ota import clip_rows, ota_aggregate
@@ -33,28 +41,43 @@ from repro.wireless.power_control import (adaptive_common_gains, baseline_gain_b
 
 ALGORITHMS = ("upcycled", "fedprox", "fedavg")
 MODES = ("proposed", "baseline13", "nonprivate")
+LOCAL_RULES = ("epochs", "one_step")
+
+
+def _noise_schedule(cfg, mode, cal, gains, p, P, D):
+    """Model-domain noise std per transmission ``[M]`` and [13]'s common gains (None otherwise)."""
+    M = gains.shape[0]
+    if mode == "baseline13":
+        b = cfg["baseline"]
+        budget = baseline_gain_budget(b["epsilon"], b["delta"], D, cfg["sigma_c"] ** 2, b["accountant"])
+        beta = adaptive_common_gains(common_gain_cap(p, gains, P), budget, b["gamma"])
+        return cfg["sigma_c"] / np.sqrt(beta), beta
+    if mode == "proposed":
+        return np.full(M, cal.total_std), None
+    return np.zeros(M), None
 
 
 def run_training(cfg: dict, split, streams, log=print) -> dict:
     """Train per ``cfg`` (a RunSpec's params) on ``split``; returns per-round curves and privacy/power logs.
 
-    ``cfg`` keys: algorithm (upcycled|fedprox|fedavg), mode (proposed|baseline13|nonprivate), model
-    (mlp|mlr), rounds M, local_epochs, batch_size, lr, momentum, mu, lambda_schedule, tau, snr_db,
-    sigma_c, eps0/delta0 (calibration target), cj_epsilon/cj_delta/kappa (jammer; None = none),
-    baseline (dict: accountant, gamma, epsilon, delta), eval_odd (log Upcycled's odd iterates).
+    ``cfg`` keys: algorithm (upcycled|fedprox|fedavg), mode (proposed|baseline13|nonprivate),
+    local_rule (epochs|one_step), model (mlp|mlr), rounds M, local_epochs, batch_size, lr, momentum,
+    mu, lambda_schedule, tau, one_step_clip, snr_db, sigma_c, eps0/delta0 (calibration target),
+    cj_epsilon/cj_delta/kappa (jammer; None = none), baseline (dict: accountant, gamma, epsilon, delta),
+    eval_odd (log Upcycled's odd iterates), eval_train_loss (log the training loss every round).
     """
     from repro.models import build_model
 
-    algo, mode = cfg["algorithm"], cfg["mode"]
-    if algo not in ALGORITHMS or mode not in MODES:
-        raise ValueError(f"algorithm {algo!r} / mode {mode!r} not in {ALGORITHMS} / {MODES}")
+    algo, mode, rule = cfg["algorithm"], cfg["mode"], cfg.get("local_rule", "epochs")
+    if algo not in ALGORITHMS or mode not in MODES or rule not in LOCAL_RULES:
+        raise ValueError(f"algorithm {algo!r} / mode {mode!r} / local_rule {rule!r} not in {ALGORITHMS} / {MODES} / {LOCAL_RULES}")
     M, K = int(cfg["rounds"]), len(split.train_y)
     train = ClientData.from_client_arrays(split.train_x, split.train_y)
     test = ClientData.from_client_arrays([split.test_x], [split.test_y])
     sizes = train.sizes.clone()
     D = int(sizes.sum())
-    p64 = sizes.double() / D
-    p = p64.numpy()
+    p = (sizes.double() / D).numpy()
+    p32 = torch.from_numpy(p).float()
     feats = int(split.train_x[0].shape[1])
     model = build_model(cfg["model"], in_features=feats, **({"hidden": cfg["hidden"]} if cfg["model"] == "mlp" else {}),
                         num_classes=cfg["num_classes"])
@@ -62,41 +85,41 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
     P = power_budget_from_snr(cfg["snr_db"], d, cfg["sigma_c"] ** 2)
     tau, mu = float(cfg["tau"]), (float(cfg["mu"]) if algo != "fedavg" else 0.0)
 
-    # --- calibration (guide §2.10) -------------------------------------------------------------
+    # --- calibration (alpha_u from (eps0, delta0), eqs. 21-23) and channels ---------------------------
     cal = theory.calibrate(M, D, cfg["eps0"], cfg["delta0"], cfg.get("cj_epsilon"), cfg.get("cj_delta", 1e-5),
                            cfg.get("kappa", 7.0), cfg["sigma_c"])
     gains = rayleigh_power_gains((M, K), streams.torch("channel")).numpy()  # |h_i^m|^2 ~ Exp(1), [M, K]
     h_abs = np.sqrt(gains)
     h_cj = np.sqrt(rayleigh_power_gains((M,), streams.torch("jammer_channel")).numpy())
-    if mode == "baseline13":
-        b = cfg["baseline"]
-        beta = adaptive_common_gains(common_gain_cap(p, gains, P),
-                                     baseline_gain_budget(b["epsilon"], b["delta"], D, cfg["sigma_c"] ** 2, b["accountant"]),
-                                     b["gamma"])
-        noise_std = cfg["sigma_c"] / np.sqrt(beta)
-    elif mode == "proposed":
-        noise_std = np.full(M, cal.total_std)
-    else:
-        noise_std = np.zeros(M)
+    noise_std, beta = _noise_schedule(cfg, mode, cal, gains, p, P, D)
+    at_cap = None if beta is None else float(np.mean(beta >= common_gain_cap(p, gains, P) * (1 - 1e-12)))
     coefs = (even_step_coefficients(mu, theory.lambda_schedule(M, cfg["lambda_schedule"]))
              if algo == "upcycled" else np.zeros(M))
 
-    # local solvers (eqs. 4-6): the engine's FedAvg / FedProx local update; prox added after momentum (§7.4)
-    local = dict(lr=cfg["lr"], batch_size=cfg["batch_size"], epochs=cfg["local_epochs"], momentum=cfg["momentum"],
-                 prox_in_momentum=False, upload_kind="update")
-    learner = FedProx(model, mu=mu, **local) if mu > 0 else FedAvg(model, **local)
+    # local solvers (eqs. 4-6): the engine's FedAvg / FedProx local update; prox added after momentum
+    learner = None
+    if rule == "epochs":
+        local = dict(lr=cfg["lr"], batch_size=cfg["batch_size"], epochs=cfg["local_epochs"], momentum=cfg["momentum"],
+                     prox_in_momentum=False, upload_kind="update")
+        learner = FedProx(model, mu=mu, **local) if mu > 0 else FedAvg(model, **local)
     w = model.init(streams.torch("init"), rows=1)[0]
     noise_gen = streams.torch("dp_noise")
+    eval_loss = bool(cfg.get("eval_train_loss", True))
     acc, loss, odd_acc, odd_loss = [], [], [], []
-    s_log, ratio_max, clipped = np.ones((M, K)), 0.0, 0.0
-    a0, l0 = _evaluate(model, w, train, test, p64)
+    s_log, ratio_max, clipped, sample_clipped = np.ones((M, K)), 0.0, 0.0, 0.0
+    a0, l0 = _evaluate(model, w, train, test, eval_loss)
     t0 = time.perf_counter()
     for m in range(M):
-        stack = learner.local_update(w.unsqueeze(0).expand(K, -1).contiguous(), FLState(global_params=w), train,
-                                     RoundRng(streams, m))
-        upd, norms = clip_rows((stack - w).double(), tau)  # Assumption 1 by clipping (E1); float64 uplink
-        clipped += float((norms > tau).float().mean()) / M
-        base_noise = torch.randn(d, generator=noise_gen)  # one standard-normal vector per transmission (D7)
+        if rule == "epochs":
+            stack = learner.local_update(w.unsqueeze(0).expand(K, -1).contiguous(), FLState(global_params=w), train,
+                                         RoundRng(streams, m))
+            raw = stack - w
+        else:  # one step from w for every client (FedProx's proximal gradient is 0 at w)
+            raw, frac = one_step_updates(model, w, train.x, train.y, sizes, cfg["one_step_clip"], tau)
+            sample_clipped += frac / M
+        upd, norms = clip_rows(raw, tau)  # Assumption 1 by clipping
+        clipped += float((norms > tau * (1 + 1e-6)).float().mean()) / M
+        base_noise = torch.randn(d, generator=noise_gen)  # one standard-normal vector per transmission
         if mode == "proposed":
             s = power_feasibility_factors(cal.alpha_u, p, h_abs[m], P)  # eq. (14) with (11)
             amp = client_amplitudes(cal.alpha_u, p, h_abs[m], tau, s)
@@ -106,62 +129,89 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
         else:
             s, amp = np.ones(K), None
         if amp is not None:
-            ratio_max = max(ratio_max, float(transmit_energy_ratio(amp, upd.norm(dim=1).numpy(), P).max()))
+            ratio_max = max(ratio_max, float(transmit_energy_ratio(amp, upd.norm(dim=1).double().numpy(), P).max()))
         s_log[m] = s
-        agg = ota_aggregate(upd, p64, tau, torch.from_numpy(s), base_noise.double(), float(noise_std[m]))
-        w_odd = w + agg.to(w.dtype)  # eqs. (16)/(19)
+        agg = ota_aggregate(upd, p32, tau, torch.from_numpy(s).float(), base_noise, float(noise_std[m]))
+        w_odd = w + agg  # eqs. (16)/(19)
         if algo == "upcycled":
             if cfg.get("eval_odd", False):
-                a, l_ = _evaluate(model, w_odd, train, test, p64)
+                a, l_ = _evaluate(model, w_odd, train, test, eval_loss)
                 odd_acc.append(a), odd_loss.append(l_)
-            w_new = even_step(w_odd, w, float(coefs[m]))  # eq. (9), no data, no privacy cost
+            w = even_step(w_odd, w, float(coefs[m]))  # eq. (9), no data, no privacy cost
         else:
-            w_new = w_odd
-        w = w_new
-        a, l_ = _evaluate(model, w, train, test, p64)
+            w = w_odd
+        a, l_ = _evaluate(model, w, train, test, eval_loss)
         acc.append(a), loss.append(l_)
         if (m + 1) % max(1, M // 4) == 0 or m == M - 1:
             log(f"round {m + 1}/{M}: test acc {a:.4f}, train loss {l_:.4f} ({time.perf_counter() - t0:.1f}s)")
 
-    out = {"status": "ok", "algorithm": algo, "mode": mode, "rounds": list(range(1, M + 1)),
-           "test_acc": acc, "train_loss": loss, "init_test_acc": a0, "init_train_loss": l0,
+    out = {"status": "ok", "algorithm": algo, "mode": mode, "local_rule": rule, "rounds": list(range(1, M + 1)),
+           "test_acc": acc, "train_loss": loss if eval_loss else [], "init_test_acc": a0, "init_train_loss": l0,
            "odd_test_acc": odd_acc, "odd_train_loss": odd_loss, "dataset": split.note, "dataset_real": split.real,
-           "dataset_size": D, "num_clients": K, "num_params": d, "power_budget": P,
+           "dataset_size": D, "num_clients": K, "num_params": d, "power_budget": P, "p_max": float(p.max()),
            "max_power_ratio": ratio_max, "min_s": float(s_log.min()), "frac_s_above_1": float((s_log > 1).mean()),
            "frac_clipped": clipped, "num_transmissions": M,
            "num_iterations": 2 * M if algo == "upcycled" else M, "noise_std_mean": float(np.mean(noise_std))}
+    if rule == "one_step":
+        out["frac_samples_clipped"] = sample_clipped
     if mode != "nonprivate":
-        delta = cal.delta if mode == "proposed" else cfg["baseline"]["delta"]
-        rate = ma_rate(noise_std, D)  # M releases (Lemma 1 for Upcycled)
-        out.update({"delta": delta, "epsilon": ma_epsilon_for_noise(noise_std, D, delta),
-                    "epsilon_numeric": ma_epsilon_numeric(rate, delta), "ma_rate": rate,
-                    "epsilon_per_client_max": float(ma_epsilon_per_client(noise_std, D, delta, s_log).max())})
+        out.update(_privacy_log(cfg, mode, cal, noise_std, beta, s_log, p, D))
+    if at_cap is not None:
+        out["frac_rounds_at_power_cap"] = at_cap  # [13] transmits at beta_max: gamma has no effect there
+    if mode == "proposed" and cfg.get("cj_epsilon") is not None:
+        amp_cj = cfg.get("kappa", 7.0) * jammer_min_amplitude(cal.alpha_u, h_cj, cal.required_var, cfg["sigma_c"])
+        out["jammer_power_over_P_median"] = float(np.median(jammer_power(amp_cj, d)) / P)
+    return out
+
+
+def _privacy_log(cfg, mode, cal, noise_std, beta, s_log, p, D) -> dict:
+    """The paper's accounting of what was run (eqs. 20/21) and the Gaussian-DP mu^2 under two
+    sensitivities (for the certificates of the ``privacy`` table):
+
+    * ``mu2_one_step``: one gradient step per round, the paper's ``1/(s_i |D|)`` (Appendix A);
+    * ``mu2_update``: the clipped update of E local epochs, ``2 p_i/s_i`` (one sample can move a
+      clipped update anywhere in the tau-ball; transmitted as ``p_i Delta_i/(tau s_i)``).
+
+    Each is the worst client's ``sum_m (sensitivity_i^m / sigma_m)^2``.
+    """
+    delta = cal.delta if mode == "proposed" else cfg["baseline"]["delta"]
+    rate = ma_rate(noise_std, D)  # M releases (Lemma 1 for Upcycled)
+    inv_s = 1.0 / s_log  # [M, K]
+    per_client = (inv_s ** 2 / noise_std[:, None] ** 2).sum(0)  # sum_m 1/(s_i^m sigma_m)^2, [K]
+    out = {"delta": delta, "epsilon": ma_epsilon_for_noise(noise_std, D, delta),
+           "epsilon_numeric": ma_epsilon_numeric(rate, delta), "ma_rate": rate,
+           "epsilon_delta_0.01": ma_epsilon_for_noise(noise_std, D, 0.01),
+           "epsilon_per_client_max": float(ma_epsilon_per_client(noise_std, D, delta, s_log).max()),
+           "mu2_one_step": float(per_client.max() / D ** 2),
+           "mu2_update": float((4.0 * p ** 2 * per_client).max()),
+           "noise_std_eff": float(math.sqrt(len(noise_std) / np.sum(1.0 / noise_std ** 2)))}
     if mode == "proposed":
         out.update({"alpha_u": cal.alpha_u, "channel_std": cal.channel_std, "jammer_std": cal.jammer_std,
-                    "jammer_active": cal.jammer_active, "required_var": cal.required_var,
-                    "epsilon_delta_0.01": ma_epsilon_for_noise(noise_std, D, 0.01)})
+                    "jammer_active": cal.jammer_active, "required_var": cal.required_var})
         if cfg.get("cj_epsilon") is not None:
-            amp_cj = cfg.get("kappa", 7.0) * jammer_min_amplitude(cal.alpha_u, h_cj, cal.required_var, cfg["sigma_c"])
+            M = len(noise_std)
             bound = theory.calibrate(M, D, cfg["eps0"], cfg["delta0"], cfg["cj_epsilon"], cfg["cj_delta"], 1.0, cfg["sigma_c"])
-            out.update({"jammer_power_over_P_median": float(np.median(jammer_power(amp_cj, d)) / P),
-                        "epsilon_kappa1": bound.epsilon,
+            out.update({"epsilon_kappa1": bound.epsilon,
                         "epsilon_variance_reading": theory.achieved_epsilon_kappa(
                             cfg["cj_epsilon"], cfg["cj_delta"], cfg.get("kappa", 7.0), True, M, D, cfg["eps0"], cfg["delta0"])})
-    if mode == "baseline13":
-        out.update({"beta_sum": float(beta.sum()), "accountant": cfg["baseline"]["accountant"]})
+    else:
+        b = cfg["baseline"]
+        out.update({"beta_sum": float(beta.sum()), "accountant": b["accountant"],
+                    # [13]'s own accountant (replace-one sensitivity 2/|D|) on the same noise
+                    "epsilon_ls": liu_simeone_epsilon(float(np.sum(4.0 * beta / (D ** 2 * cfg["sigma_c"] ** 2))), delta)})
     return out
 
 
 @torch.no_grad()
-def _evaluate(model, w, train: ClientData, test: ClientData, p64) -> tuple[float, float]:
-    """(pooled test accuracy, training loss sum_i p_i F_i(w)) of one global model (D17).
+def _evaluate(model, w, train: ClientData, test: ClientData, with_train_loss: bool = True) -> tuple[float, float]:
+    """(pooled test accuracy, training loss sum_i p_i F_i(w)) of one global model (nan loss when skipped).
 
     With p_i = |D_i|/|D|, sum_i p_i F_i is the mean cross-entropy over all training samples, so both
     metrics are one batched forward pass of the single global model.
     """
     out = []
-    for data in (test, train):
+    for data in (test, train) if with_train_loss else (test,):
         ones = torch.ones(1, data.x.shape[0], dtype=torch.bool)
         loss, correct = batch_loss(model, w.unsqueeze(0), data.x.unsqueeze(0), data.y.unsqueeze(0), ones)
         out.append((float(correct[0]) / data.x.shape[0], float(loss[0])))
-    return out[0][0], out[1][1]
+    return out[0][0], (out[1][1] if with_train_loss else float("nan"))

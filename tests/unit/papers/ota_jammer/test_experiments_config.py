@@ -1,9 +1,12 @@
-"""Paper-profile defaults equal the stated settings (guide §5 schema test); figure specs; Upcycled step."""
+"""Paper-profile defaults equal the stated settings; figure specs and run sharing; bad parameters refused."""
 
+import pytest
 import torch
 
 from repro.algorithms.upcycled import even_step, even_step_coefficients
-from repro.experiment import figure_specs, load_params
+from repro.experiment import ConfigError, figure_specs, load_params, run_specs
+
+FIGS = [f"fig{i}" for i in range(1, 11)] + ["fig91", "table91", "privacy"]
 
 
 def test_paper_profile_defaults_are_the_papers_settings():
@@ -15,16 +18,49 @@ def test_paper_profile_defaults_are_the_papers_settings():
     assert p["cj_epsilons"] == [1.0, 0.5, 0.1] and (p["iid_eps"], p["iid_delta"]) == (0.15, 0.01)
 
 
-def test_figures_and_run_sharing():
-    for profile in ("smoke", "quick", "paper"):
-        figs = {f.fig_id: f for f in figure_specs("ota_jammer", profile)}
-        assert list(figs) == [f"fig{i}" for i in range(1, 11)] and figs["fig1"].kind == "diagram"
-        seeds = len(load_params("ota_jammer", profile)["seeds"])
-        # proposed runs of Figs 2-5 are the same runs; per seed 15 MLP + 3 IID configurations
-        assert set(figs["fig2"].run_ids) & set(figs["fig4"].run_ids) and len(figs["fig2"].run_ids) == 5 * seeds
-        all_runs = set().union(*(f.run_ids for f in figs.values()))
-        assert len(all_runs) == 18 * seeds
-        assert all(f.est_paper_minutes for f in figs.values() if f.kind == "figure")
+@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
+def test_figures_and_run_sharing(profile):
+    figs = {f.fig_id: f for f in figure_specs("ota_jammer", profile)}
+    p = load_params("ota_jammer", profile)
+    n = len(p["seeds"])
+    assert list(figs) == FIGS and figs["fig1"].kind == "diagram"
+    assert figs["privacy"].kind == "table" and figs["table91"].kind == "table"
+    # the proposed runs of Figs 2-5 are the same runs; under one accountant so is [13]
+    assert set(figs["fig2"].run_ids) & set(figs["fig4"].run_ids)
+    ma_only = p["baseline_accountants"] == ["ma"]
+    assert (figs["fig2"].run_ids == figs["fig4"].run_ids) == ma_only
+    assert len(figs["fig2"].run_ids) == (5 if ma_only else 6) * n
+    assert len(figs["fig6"].run_ids) == 4 * n and len(figs["fig91"].run_ids) == 3 * n
+    tuning = [r for r in figs["table91"].runs if r.seed == p["tuning_seed"]]
+    assert len(tuning) == len(p["tuning_datasets"]) * len(p["tuning_gammas"])
+    assert all(r.params["mode"] == "baseline13" for r in figs["table91"].runs)
+    assert all(r.params["mode"] != "nonprivate" for r in figs["privacy"].runs)
+
+
+def test_quick_profile_keeps_the_papers_privacy_levels_and_seeds():
+    q, paper = load_params("ota_jammer", "quick"), load_params("ota_jammer", "paper")
+    for k in ("eps0", "delta0", "cj_epsilons", "cj_delta", "kappa", "iid_eps", "iid_delta", "snr_db", "tau", "iid_tau",
+              "hidden", "size_scale", "lr", "batch_size", "mu"):
+        assert q[k] == paper[k], k
+    assert len(q["seeds"]) >= 3 and q["profile_note"]
+    assert len(run_specs("ota_jammer", "quick")) == 21 * len(q["seeds"]) + len(q["tuning_datasets"]) * len(q["tuning_gammas"])
+
+
+@pytest.mark.parametrize("override,match", [
+    ({"tau": 0.0}, "tau"),
+    ({"delta0": 1.0}, "delta0"),
+    ({"eps0": -1.0}, "eps0"),
+    ({"momentum": 1.0}, "momentum"),
+    ({"baseline_accountants": ["rdp"]}, "baseline_accountants"),
+    ({"baseline_gamma": 0.5}, "baseline_gamma"),
+    ({"tuning_seed": 0}, "tuning_seed"),
+    ({"lambda_schedule": [[1, 25, 0.15], [27, 80, 0.4]]}, "lambda_schedule"),
+    ({"num_clients": 10}, "num_clients"),
+    ({"seeds": [0, 0]}, "seeds"),
+])
+def test_bad_parameters_are_refused_with_the_key_named(override, match):
+    with pytest.raises(ConfigError, match=match):
+        load_params("ota_jammer", "quick", override)
 
 
 def test_upcycled_even_step_eq9():
