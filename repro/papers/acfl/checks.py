@@ -11,7 +11,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from repro.engine.rng import RngStreams
-from repro.papers.acfl import policy, privacy_mi, simulate, stragglers, theory
+from repro.papers.acfl import coding, policy, privacy_mi, simulate, stragglers, theory
 from repro.papers.acfl.problem import linear_regression_federated
 
 
@@ -137,6 +137,8 @@ def monte_carlo_rows(params: dict, seed: int) -> list[dict]:
         rows.append(_row("Lemma 1", f"unbiasedness_rel_err_{name}", rel, f"||mean - G_true|| / ||G_true||, alpha = {a:.4g}, K = {K}"))
         rows.append(_row("Lemma 1", f"relative_bias_along_G_true_{name}", along,
                          f"<mean - G_true, G_true> / ||G_true||^2 (signed; 0 if unbiased), alpha = {a:.4g}, K = {K}"))
+        rows.append(_row("Lemma 1", f"mc_mean_along_G_true_{name}", float(np.sum(g_all.mean(0) * G_true) / np.sum(G_true**2)),
+                         f"<mean of G_all, G_true> / ||G_true||^2 (1 if unbiased), alpha = {a:.4g}, K = {K}"))
         if name != "alpha":
             continue
         mc = float(np.mean((g_all**2).sum((1, 2))))
@@ -154,8 +156,14 @@ def monte_carlo_rows(params: dict, seed: int) -> list[dict]:
     return rows
 
 
+#: Theorem-2 noise modes: ``fresh`` redraws the Stage-1 noise every iteration (what the proof assumes,
+#: Lemma 1 conditional on W_t); ``alg1`` draws it once before training, as Algorithm 1 and Figs. 3-4 do
+THM2_NOISE_MODES = ("fresh", "alg1")
+
+
 def theorem2_rows(params: dict, seed: int) -> list[dict]:
-    """C5: Theorem 2 (eq. 33) on the simulated problem, fresh-noise mode, eta_t = 1/(lambda t)."""
+    """Theorem 2 (eq. 33) on the simulated problem, eta_t = 1/(lambda t), for alpha = 0.5 and ACFL, with the
+    Stage-1 noise redrawn every iteration (``fresh``) and drawn once as in Algorithm 1 (``alg1``)."""
     N, m, d, o, T = (params[k] for k in ("num_devices", "samples_per_device", "dim_in", "dim_out", "iterations"))
     p, s2, reps = params["mc_straggler_prob"], params["mc_sigma2"], int(params["thm2_repetitions"])
     prob = linear_regression_federated(RngStreams(seed), N, m, d, o)
@@ -164,19 +172,47 @@ def theorem2_rows(params: dict, seed: int) -> list[dict]:
     lam = float(np.linalg.eigvalsh(one.A[0]).min())
     base = RngStreams(seed)
     uniforms = np.stack([stragglers.straggler_uniforms(base.spawn(r).numpy("straggler"), T, N) for r in range(reps)])
-    trace = simulate.train(stacked, one.A[:, None], one.B[:, None], np.full(2, p), [0.5, np.nan], [s2, s2], [s2, s2],
-                           uniforms, 1.0 / lam, T, record_at=[0, T], fresh_noise_rng=base.numpy("thm2_fresh_noise"))
     rows = []
-    for r, name in enumerate(("alpha_0.5", "acfl")):
-        k = theory.BoundConstants(N=N, d=d, o=o, p=p, beta=float(np.sqrt(trace.beta2_max[:, r].max())),
-                                  C=float(np.sqrt(trace.w2_max[:, r].max())))
-        u_sup = max(theory.bound_u(s2, s2, float(trace.alpha_min[:, r].min()), k),
-                    theory.bound_u(s2, s2, float(trace.alpha_max[:, r].max()), k))  # u convex in alpha
-        bound = theory.convergence_bound(u_sup, lam, T)
-        mean = float(trace.dist2[:, r, -1].mean())
-        rows += [_row("Theorem 2", f"thm2_mean_dist2_{name}", mean, f"mean over {reps} repetitions of ||W_T - W*||^2, T = {T}"),
-                 _row("Theorem 2", f"thm2_bound_{name}", bound, "4 sup_t u(alpha_t) / (lambda^2 T), running-max beta^2, C^2"),
-                 _row("Theorem 2", f"thm2_margin_{name}", bound / mean, "bound / mean (must be >= 1)")]
+    for mode in THM2_NOISE_MODES:
+        if mode == "fresh":
+            HX, HY, fresh = one.A[:, None], one.B[:, None], base.numpy("thm2_fresh_noise")
+        else:  # eq. (4): the summed noise of N uploads, N(0, N sigma^2) per entry, one draw per repetition
+            z1, z2 = coding.draw_stage1_normals(base.numpy("thm2_alg1_noise"), reps, d, o)
+            HX = (one.A + np.sqrt(N * s2) * z1)[:, None]
+            HY = (one.B + np.sqrt(N * s2) * z2)[:, None]
+            fresh = None
+        trace = simulate.train(stacked, HX, HY, np.full(2, p), [0.5, np.nan], [s2, s2], [s2, s2], uniforms, 1.0 / lam, T,
+                               record_at=[0, T], fresh_noise_rng=fresh)
+        for r, name in enumerate(("alpha_0.5", "acfl")):
+            k = theory.BoundConstants(N=N, d=d, o=o, p=p, beta=float(np.sqrt(trace.beta2_max[:, r].max())),
+                                      C=float(np.sqrt(trace.w2_max[:, r].max())))
+            u_sup = max(theory.bound_u(s2, s2, float(trace.alpha_min[:, r].min()), k),
+                        theory.bound_u(s2, s2, float(trace.alpha_max[:, r].max()), k))  # u convex in alpha
+            bound = theory.convergence_bound(u_sup, lam, T)
+            mean = float(trace.dist2[:, r, -1].mean())
+            what = "noise redrawn every iteration" if mode == "fresh" else "noise drawn once (Algorithm 1)"
+            rows += [_row("Theorem 2", f"thm2_mean_dist2_{name}_{mode}", mean,
+                          f"mean over {reps} repetitions of ||W_T - W*||^2, T = {T}, {what}"),
+                     _row("Theorem 2", f"thm2_bound_{name}_{mode}", bound,
+                          "4 sup_t u(alpha_t) / (lambda^2 T), running-max beta^2, C^2"),
+                     _row("Theorem 2", f"thm2_margin_{name}_{mode}", bound / mean, "bound / mean (must be >= 1)")]
+    return rows
+
+
+def mi_dp_rows(params: dict) -> list[dict]:
+    """Theorem 1 itself: the worst-case mutual information of the Stage-1 upload (Definition 1) against eq. (17),
+    at the noise variances of Figs. 3 and 4 (ACFL, sigma1^2 = sigma2^2)."""
+    d, o = params["dim_in"], params["dim_out"]
+    levels = sorted({float(s) for s in params["fig3_sigma2"]}
+                    | {float(privacy_mi.acfl_sigma2_for_epsilon(e, d, o)) for e in params["fig4_epsilons"]})
+    rows = []
+    for s2 in levels:
+        lo, hi = privacy_mi.worst_case_entry_information(s2, d, o)
+        tag = f"sigma2={s2:.6g}"
+        rows += [_row("Theorem 1", f"sigma2_{tag}", s2, "sigma1^2 = sigma2^2 of a Fig. 3 level or a Fig. 4 eps (ACFL)"),
+                 _row("Theorem 1", f"eps17_{tag}", privacy_mi.acfl_mi_dp_epsilon(s2, s2, d, o), "eq. (17), nats"),
+                 _row("Theorem 1", f"mi_upper_{tag}", hi, "upper bound on sup I(X_jk; upload | rest) (Gaussian, README)"),
+                 _row("Theorem 1", f"mi_lower_{tag}", lo, "achieved I(X_jk; upload | rest) (Blahut-Arimoto input law)")]
     return rows
 
 
@@ -185,4 +221,4 @@ IDENTITY_DRAW_SEED = 0
 
 
 def identity_rows(params: dict) -> list[dict]:
-    return privacy_rows() + bound_rows(params, IDENTITY_DRAW_SEED)
+    return privacy_rows() + bound_rows(params, IDENTITY_DRAW_SEED) + mi_dp_rows(params)

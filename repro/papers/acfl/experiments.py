@@ -19,7 +19,7 @@ SLUG = "acfl"
 PROBLEM_KEYS = ("num_devices", "samples_per_device", "dim_in", "dim_out", "eta0", "iterations", "seeds")
 FIG1_KEYS = ("fig1_N", "fig1_d", "fig1_o", "fig1_p", "fig1_beta", "fig1_C", "fig1_T", "fig1_lambda", "fig1_alphas",
              "fig1_eps_range", "fig1_points", "fig1_reference_eps")
-SCFL_KEYS = ("scfl_code_rows", "scfl_debias", "scfl_privacy_map", "scfl_aggregation")
+SCFL_KEYS = ("scfl_code_rows", "scfl_debias", "scfl_privacy_map", "scfl_aggregation", "scfl_alternative_aggregation")
 MC_KEYS = ("num_devices", "samples_per_device", "dim_in", "dim_out", "iterations", "mc_draws", "mc_straggler_prob",
            "mc_sigma2", "mc_alpha", "thm2_repetitions")
 
@@ -34,6 +34,9 @@ def validate(params: dict) -> None:
         raise ConfigError(f"fig1_eps_range must be [low, high] with low < high, got {params['fig1_eps_range']!r}")
     if len(set(params["seeds"])) != len(params["seeds"]):
         raise ConfigError(f"seeds must be distinct, got {params['seeds']!r}")
+    if params["scfl_alternative_aggregation"] == params["scfl_aggregation"]:
+        raise ConfigError("scfl_alternative_aggregation must differ from scfl_aggregation (or be 'none'), got "
+                          f"{params['scfl_alternative_aggregation']!r} twice")
 
 
 def _pick(params: dict, keys) -> dict:
@@ -52,8 +55,9 @@ def fig3_run(params: dict, panel: str, p: float) -> RunSpec:
 
 
 def fig4_run(params: dict) -> RunSpec:
+    scfl_methods = ("SCFL", "SCFL_ALT") if params["scfl_alternative_aggregation"] != "none" else ("SCFL",)
     run = dict(**_pick(params, PROBLEM_KEYS), **_pick(params, SCFL_KEYS), figure="fig4", panel="a",
-               p=float(params["fig4_straggler_prob"]), methods=_methods(params, "ACFL", "SCFL"), noise="epsilon",
+               p=float(params["fig4_straggler_prob"]), methods=_methods(params, "ACFL", *scfl_methods), noise="epsilon",
                levels=[float(e) for e in params["fig4_epsilons"]], na_alpha=params["na_alpha"],
                fresh_noise=params["fresh_noise"])
     return RunSpec(SLUG, "train_panel", run, seed=int(params["seeds"][0]))
@@ -63,7 +67,8 @@ def figures(params: dict) -> list[FigureSpec]:
     probs = params["fig3_straggler_probs"]
     fig3_runs = [fig3_run(params, "a", probs[0]), fig3_run(params, "b", probs[1])]
     fig4 = fig4_run(params)
-    identities = RunSpec(SLUG, "identities", dict(_pick(params, FIG1_KEYS), identity_draws=params["identity_draws"]))
+    identities = RunSpec(SLUG, "identities", dict(_pick(params, FIG1_KEYS), **_pick(params, (
+        "identity_draws", "dim_in", "dim_out", "fig3_sigma2", "fig4_epsilons"))))
     theory_mc = [RunSpec(SLUG, "theory_mc", _pick(params, MC_KEYS), seed=int(s)) for s in params["seeds"]]
     table91 = dict(**_pick(params, ("dim_in", "dim_out", "num_devices", "iterations", "bits_per_real", "fig3_sigma2",
                                   "fig4_epsilons", "fig4_straggler_prob")), **_pick(params, SCFL_KEYS),

@@ -3,7 +3,8 @@ alpha_t figure, tables 91-92 and the privacy table.
 
 CSV conventions (read by ``claims.py``): deterministic rows have ``seed = -1``; training rows carry
 their seed. Training metrics: ``loss`` (f(W_t), eq. 1) at the recorded iterations x = t; ``alpha``
-(ACFL's weight, eq. 43) at t >= 1; at x = T the summaries ``dist2`` (||W_T - W*||^2), ``alpha_first``,
+(ACFL's weight, eq. 43) and the estimates it used, ``beta2_hat`` (eq. 42) and ``C2_hat`` (||W_t||^2), at
+t >= 1; at x = T the summaries ``dist2`` (||W_T - W*||^2), ``alpha_first``,
 ``alpha_tail_mean``, ``floor_loss`` (f at the fixed point of a fixed weight), ``sigma2``, ``epsilon``.
 """
 
@@ -20,8 +21,9 @@ from repro.results import tidy_frame
 from repro.stats import mean_interval
 
 DET = -1  # seed of deterministic rows
-METHOD_STYLE = {"ACFL": ("-", 1.7), "NA": ("--", 1.3), "SCFL": ("--", 1.3)}
-METHOD_NAME = {"ACFL": "ACFL", "NA": "NA (α = 0.5)", "SCFL": "SCFL (reconstructed)", "ALPHA0": "α = 0 (no coded data)"}
+METHOD_STYLE = {"ACFL": ("-", 1.7), "NA": ("--", 1.3), "SCFL": ("--", 1.3), "SCFL_ALT": ("-.", 0.9)}
+METHOD_NAME = {"ACFL": "ACFL", "NA": "NA (α = 0.5)", "SCFL": "SCFL (reconstructed)",
+               "SCFL_ALT": "SCFL, package alternative", "ALPHA0": "α = 0 (no coded data)"}
 LEVEL_COLOURS = ["#1f77b4", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd", "#8c564b"]
 EPS_NOTE = ("ε: mutual-information DP of the Stage-1 upload (Theorem 1, eq. 17), the paper's nominal value; table "
             "'privacy' has the (ε, δ)-DP certified for what was run (the gradients, sent without noise: ∞)")
@@ -147,8 +149,9 @@ def training_rows(fig_id: str, panel: str, rid: str, res: dict) -> list[dict]:
         for ci, cfg in enumerate(res["configs"]):
             base = dict(figure=fig_id, panel=panel, series=cfg["series"], seed=seed, run_id=rid)
             rows += [dict(base, x=t, metric="loss", value=v) for t, v in zip(ts, res["loss"][si][ci])]
-            if cfg["method"] == "ACFL":
-                rows += [dict(base, x=t, metric="alpha", value=v) for t, v in zip(ts, res["alpha"][si][ci]) if t > 0]
+            if cfg["method"] == "ACFL":   # the weight of eq. (43) and the estimates of eq. (42) it was computed from
+                for metric in ("alpha", "beta2_hat", "C2_hat"):
+                    rows += [dict(base, x=t, metric=metric, value=v) for t, v in zip(ts, res[metric][si][ci]) if t > 0]
             rows.append(dict(base, x=T, metric="dist2", value=res["dist2"][si][ci][-1]))
             for metric in SUMMARY_METRICS:
                 rows.append(dict(base, x=T, metric=metric, value=res[metric][si][ci]))
@@ -171,16 +174,28 @@ def _level_label(cfg, noise) -> str:
     return f"$\\epsilon$={cfg['epsilon']:g} ($\\sigma^2$={cfg['sigma2']:.3g})"
 
 
+def _method_label(cfg) -> str:
+    if cfg["method"] == "SCFL_ALT":
+        return f"SCFL, {cfg['aggregation']} (package alt.)"
+    if cfg["method"] == "SCFL":
+        return f"SCFL, {cfg['aggregation']}" + (" (paper)" if cfg["aggregation"] == "sum" else " (package)")
+    return METHOD_NAME[cfg["method"]]
+
+
 def _training(fig, results, ctx) -> Rendered:
     runs = sorted(((r.params["panel"], r.run_id, r.params) for r in fig.runs))
-    f, axes = subplots(1, len(runs), width=5.6 if len(runs) > 1 else 9.0, height=4.6)
+    f, axes = subplots(2, len(runs), width=5.6 if len(runs) > 1 else 8.0, height=3.0,
+                       gridspec_kw={"height_ratios": [1.65, 1.0]})
+    outside = len(runs) == 1          # one panel (Fig. 4): the long legend goes to the right of the axes
     rows = []
-    for ax, (panel, rid, rp) in zip(axes.flat, runs):
+    for j, (panel, rid, rp) in enumerate(runs):
+        ax, rax = axes[0, j], axes[1, j]
         res = results[rid]
         rows += training_rows(fig.fig_id, panel, rid, res)
         ts = np.asarray(res["record_at"])
         loss = np.asarray(res["loss"], float)  # (S, R, K)
         levels = [float(v) for v in rp["levels"]]
+        ref = [ci for ci, cfg in enumerate(res["configs"]) if cfg["method"] == "ALPHA0"]
         for ci, cfg in enumerate(res["configs"]):
             mean, lo, hi = _band(loss[:, ci])
             if cfg["method"] == "ALPHA0":
@@ -189,23 +204,42 @@ def _training(fig, results, ctx) -> Rendered:
             level = cfg["sigma2"] if rp["noise"] == "sigma2" else cfg["epsilon"]
             colour = LEVEL_COLOURS[levels.index(float(level)) % len(LEVEL_COLOURS)]
             ls, lw = METHOD_STYLE[cfg["method"]]
-            ax.plot(ts, mean, color=colour, ls=ls, lw=lw, label=f"{METHOD_NAME[cfg['method']]}, {_level_label(cfg, rp['noise'])}")
+            ax.plot(ts, mean, color=colour, ls=ls, lw=lw, label=f"{_method_label(cfg)}, {_level_label(cfg, rp['noise'])}")
             if loss.shape[0] > 1:
                 ax.fill_between(ts, lo, hi, color=colour, alpha=0.15, lw=0)
+            if cfg["method"] == "ACFL" and ref:   # (lower panel) ACFL / alpha = 0, per seed, mean and 95 % interval
+                r_mean, r_lo, r_hi = _band(loss[:, ci, 1:] / loss[:, ref[0], 1:])
+                rax.plot(ts[1:], r_mean, color=colour, lw=1.4, label=_level_label(cfg, rp["noise"]))
+                if loss.shape[0] > 1:
+                    rax.fill_between(ts[1:], r_lo, r_hi, color=colour, alpha=0.2, lw=0)
         ax.set_yscale("log")
-        ax.set_xlabel("iteration t")
         ax.set_ylabel(r"training loss $f(W_t)$ (eq. 1)")
         ax.set_title(f"({panel}) straggler probability p = {rp['p']:g}" if fig.fig_id == "fig3"
                      else f"p = {rp['p']:g}, equal nominal $\\epsilon$-MI-DP (nats)")
-        ax.legend(ncol=1, fontsize=6.3, loc="upper right")
+        if outside:
+            ax.legend(ncol=1, fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        else:
+            ax.legend(ncol=1, fontsize=6.0, loc="upper right")
+        rax.axhline(1.0, color="black", ls=":", lw=1.2)
+        rax.set_xlabel("iteration t")
+        rax.set_ylabel("ACFL / α = 0")
+        rax.set_title("loss ratio ACFL / α = 0 (no coded data), per seed: mean, 95 % interval", fontsize=8.5)
+        if outside:
+            rax.legend(ncol=1, fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        else:
+            rax.legend(ncol=2, fontsize=6.0, loc="best")
     seeds = runs[0][2]["seeds"]
     rp = runs[0][2]
     ratios = [c.ratio for _, _, c in certificates(fig, results, ctx.params) if np.isfinite(c.ratio)]
     note = (f"synthetic linear regression N={rp['num_devices']}, m={rp['samples_per_device']}, d={rp['dim_in']}, "
             f"o={rp['dim_out']}; eta_t = {rp['eta0']:g}/t; mean over {len(seeds)} seeds, band = 95 % interval; solid ACFL, "
             + ("dashed NA" if fig.fig_id == "fig3" else
-               f"dashed SCFL (the package's reconstruction and privacy map; {rp['scfl_aggregation']} coded dataset, "
-               f"c = {rp['scfl_code_rows']})") + "; noise levels chosen (not stated)\n" + EPS_NOTE
+               f"dashed SCFL (the package's reconstruction: projection and privacy map; global coded dataset = the "
+               f"{rp['scfl_aggregation']} of the local ones" + (", as the paper states" if rp["scfl_aggregation"] == "sum"
+                                                                else "") + f"; c = {rp['scfl_code_rows']})"
+               + (f", dash-dot SCFL with the package's alternative {rp['scfl_alternative_aggregation']} coded dataset "
+                  "(Gram sums of every upload, a more generous baseline)" if rp["scfl_alternative_aggregation"] != "none"
+                  else "")) + "; noise levels chosen (not stated)\n" + EPS_NOTE
             + f"; here the certified (ε, δ = {ctx.params['privacy_delta']:g})-DP of the Stage-1 upload is "
               f"{min(ratios):.3g}-{max(ratios):.3g} × the nominal ε")
     title = ("ACFL Fig. 3: training loss of ACFL, NA and α = 0 at different noise variances" if fig.fig_id == "fig3"
@@ -233,7 +267,7 @@ def _fig91(fig, results, ctx) -> Rendered:
             rows += [dict(figure="fig91", panel=f"{fig_id}{panel}", series=cfg["series"], x=float(t), metric="alpha_mean_over_seeds",
                           value=float(v), seed=DET, run_id=rid) for t, v in zip(ts, mean)]
         ax.set_xlabel("iteration t")
-        ax.set_ylabel(r"ACFL weight $\check\alpha_t$ (eq. 43)")
+        ax.set_ylabel(r"ACFL weight $\alpha_t$ (eq. 43)")
         ax.set_title(f"{'Fig. 3' if fig_id == 'fig3' else 'Fig. 4'}{'(' + panel + ')' if fig_id == 'fig3' else ''}: "
                      f"p = {rp['p']:g}", fontsize=9)
         ax.legend(fontsize=6.5)
@@ -311,14 +345,15 @@ def certificates(fig, results, params) -> list[tuple[str, str, Certificate]]:
             if cfg["method"] == "ALPHA0":
                 continue
             m = cfg["method"]
-            source = "Theorem 1, eq. (17)" if m != "SCFL" else "the package's SCFL map (not the paper's)"
-            what = ("X^T X + N1, X^T Y + N2 (eqs. 2-3)" if m != "SCFL" else "G_i X_i + Z_i, G_i Y_i + Z'_i (projection)")
-            out.append((panel, f"{METHOD_NAME[m]}, {cfg['series'].split(' ', 1)[1]} - Stage-1 upload", Certificate(
+            scfl_like = m in ("SCFL", "SCFL_ALT")
+            source = "Theorem 1, eq. (17)" if not scfl_like else "the package's SCFL map (not the paper's)"
+            what = ("X^T X + N1, X^T Y + N2 (eqs. 2-3)" if not scfl_like else "G_i X_i + Z_i, G_i Y_i + Z'_i (projection)")
+            out.append((panel, f"{_method_label(cfg)}, {cfg['series'].split(' ', 1)[1]} - Stage-1 upload", Certificate(
                 mechanism=f"one Gaussian release per device of {what}, noise std sigma = {np.sqrt(cfg['sigma2']):.4g}",
                 nominal_epsilon=cfg["epsilon"], nominal_source=f"MI-DP, {source}", noise_std=float(np.sqrt(cfg["sigma2"])),
                 sensitivity=float(sens[m]), releases=1, delta=delta,
                 assumptions="neighbours differ in one data entry in [-1, 1] (Definition 1, A1); L2 sensitivity of the "
-                            "upload to that entry" + (" for the realised projections" if m == "SCFL" else ""))))
+                            "upload to that entry" + (" for the realised projections" if scfl_like else ""))))
         out.append((panel, "every method - Stage-2 gradients (eq. 7), each iteration", Certificate(
             mechanism=f"{r.params['iterations']} releases per device of its exact gradient (no noise)",
             nominal_epsilon=float("nan"), nominal_source="none: the paper protects Stage 1 only (Sec. VI)", noise_std=0.0,

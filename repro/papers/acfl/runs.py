@@ -21,12 +21,14 @@ from repro.papers.acfl.problem import linear_regression_federated
 from repro.papers.acfl.simulate import StackedProblem
 
 METHOD_LABELS = {"ACFL": "ACFL", "NA": "NA (alpha = 0.5)", "SCFL": "SCFL (reconstructed)",
-                 "ALPHA0": "alpha = 0 (no coded data)"}
+                 "SCFL_ALT": "SCFL, package alternative coded dataset", "ALPHA0": "alpha = 0 (no coded data)"}
 
 
-def series_name(method: str, noise: str, level: float | None) -> str:
-    """Series label of the tidy CSV, e.g. ``ACFL sigma2=0.01``, ``SCFL eps=10``, ``ALPHA0``."""
-    return method if level is None else f"{method} {noise}={level:g}"
+def series_name(method: str, noise: str, level: float | None, aggregation: str | None = None) -> str:
+    """Series label of the tidy CSV, e.g. ``ACFL sigma2=0.01``, ``SCFL epsilon=10``, ``SCFL-composite
+    epsilon=10`` (the alternative SCFL coded dataset), ``ALPHA0``."""
+    prefix = f"SCFL-{aggregation}" if method == "SCFL_ALT" else method
+    return prefix if level is None else f"{prefix} {noise}={level:g}"
 
 
 def acfl_entry_sensitivity(d: int, o: int) -> float:
@@ -75,14 +77,16 @@ def _configs(params: dict) -> list[dict]:
         for level in params["levels"]:
             if params["noise"] == "sigma2":
                 sigma2, eps = level, privacy_mi.acfl_mi_dp_epsilon(level, level, d, o)
-            elif method == "SCFL":
+            elif method in ("SCFL", "SCFL_ALT"):
                 eps = level
                 sigma2 = scfl.scfl_sigma2_for_epsilon_fallback(eps, params["scfl_code_rows"], params["scfl_privacy_map"])
             else:
                 eps, sigma2 = level, privacy_mi.acfl_sigma2_for_epsilon(level, d, o)
-            alpha = {"ACFL": float("nan"), "NA": params["na_alpha"], "SCFL": params["na_alpha"]}[method]
-            out.append(dict(method=method, series=series_name(method, params["noise"], level), sigma2=float(sigma2),
-                            epsilon=float(eps), alpha=float(alpha)))
+            alpha = float("nan") if method == "ACFL" else params["na_alpha"]
+            aggregation = {"SCFL": params.get("scfl_aggregation"), "SCFL_ALT": params.get("scfl_alternative_aggregation")}
+            out.append(dict(method=method, series=series_name(method, params["noise"], level, aggregation.get(method)),
+                            sigma2=float(sigma2), epsilon=float(eps), alpha=float(alpha),
+                            aggregation=aggregation.get(method)))
     return out
 
 
@@ -94,15 +98,19 @@ def _coded_pairs(problem, seed: int, configs: list[dict], params: dict, noiseles
     sig = np.array([0.0 if (noiseless or c["method"] == "ALPHA0") else c["sigma2"] for c in configs])
     z1, z2 = coding.draw_stage1_normals(streams.numpy("dp_noise"), N, d, o)
     HX, HY = coding.global_coded_dataset_for_levels(problem.A_dev, problem.b_dev, z1, z2, sig, sig)
-    scfl_idx = [i for i, c in enumerate(configs) if c["method"] == "SCFL"]
+    scfl_idx = [i for i, c in enumerate(configs) if c["method"] in ("SCFL", "SCFL_ALT")]
     sensitivity = None
     if scfl_idx:
         c_rows = params["scfl_code_rows"]
+        # one draw of projections and noise per seed: the paper's and the alternative coded dataset are built
+        # from the same uploads
         proj, zx, zy = scfl.draw_scfl_code(streams.numpy("scfl_code"), N, problem.X.shape[1], d, o, c_rows)
-        sx, sy = scfl.scfl_coded_pair(problem.X, problem.Y, proj, zx, zy, [0.0 if noiseless else configs[i]["sigma2"]
-                                                                           for i in scfl_idx],
-                                      debias=params["scfl_debias"], aggregation=params["scfl_aggregation"])
-        HX[scfl_idx], HY[scfl_idx] = sx, sy
+        for aggregation in sorted({configs[i]["aggregation"] for i in scfl_idx}):
+            idx = [i for i in scfl_idx if configs[i]["aggregation"] == aggregation]
+            sx, sy = scfl.scfl_coded_pair(problem.X, problem.Y, proj, zx, zy, [0.0 if noiseless else configs[i]["sigma2"]
+                                                                               for i in idx],
+                                          debias=params["scfl_debias"], aggregation=aggregation)
+            HX[idx], HY[idx] = sx, sy
         sensitivity = scfl.entry_sensitivity(proj)
     return HX, HY, sensitivity
 
@@ -139,10 +147,11 @@ def train_panel(spec, ctx) -> dict:
             f"in {time.perf_counter() - t0:.2f}s")
     scfl_sens = [s for _, _, s in pairs if s is not None]
     return {"seeds": seeds, "p": params["p"], "record_at": trace.record_at, "configs": configs,
-            "loss": trace.loss, "dist2": trace.dist2, "alpha": trace.alpha, "alpha_first": trace.alpha_first,
-            "alpha_tail_mean": trace.alpha_tail_mean, "floor_loss": floor,
+            "loss": trace.loss, "dist2": trace.dist2, "alpha": trace.alpha, "beta2_hat": trace.beta2_hat,
+            "C2_hat": trace.C2_hat, "alpha_first": trace.alpha_first, "alpha_tail_mean": trace.alpha_tail_mean,
+            "floor_loss": floor,
             "stage1_sensitivity": {"ACFL": acfl_entry_sensitivity(d, o), "NA": acfl_entry_sensitivity(d, o),
-                                   **({"SCFL": max(scfl_sens)} if scfl_sens else {})}}
+                                   **({"SCFL": max(scfl_sens), "SCFL_ALT": max(scfl_sens)} if scfl_sens else {})}}
 
 
 # ---------------------------------------------------------------------------------------------- tables

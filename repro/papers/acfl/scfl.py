@@ -1,25 +1,25 @@
 """SCFL [24] (Sun et al., IEEE TWC 2023) as a RECONSTRUCTED baseline: the package's own, not the paper's.
 
-The ACFL paper fixes only (Sec. I, II, V): each device uploads a random projection of its data plus
-additive noise; the server builds a global coded dataset from the local ones "instead of retaining all
-the received coded datasets to save its storage"; fixed aggregation weight 0.5 (as NA); full-batch
-gradients; local coded datasets of the same size as ACFL's (c = d rows, so c(d+o) = d(d+o) numbers);
-noise "calculated according to Theorem 2 in [24]" for the target eps. Neither [24]'s encoding details
-nor its Theorem 2 are given, so every choice below is the package's and is labelled "SCFL
-(reconstructed)" in the figures and the claims (README: decisions table).
+The ACFL paper fixes (Sec. I, II, V): each device uploads a random projection of its data plus additive
+noise; the server builds a global coded dataset from the local ones "instead of retaining all the
+received coded datasets to save its storage", and "the global dataset is then assembled as the sum of
+these local coded datasets" (Sec. II); fixed aggregation weight 0.5 (as NA); full-batch gradients; local
+coded datasets of the same size as ACFL's (c = d rows, so c(d+o) = d(d+o) numbers); noise "calculated
+according to Theorem 2 in [24]" for the target eps. Neither [24]'s projection nor its Theorem 2 are
+given, so those choices are the package's and the method is labelled "SCFL (reconstructed)" in the
+figures and the claims (README: decisions table).
 
 Encoding: device i draws a projection ``G_i`` (c x m) with i.i.d. N(0, 1/c) entries (E[G_i^T G_i] = I_m)
 and uploads ``X~_i = G_i X_i + Z_i``, ``Y~_i = G_i Y_i + Z'_i``, noise entries i.i.d. N(0, sigma^2).
 
 Global coded dataset (``aggregation``):
 
-- ``composite`` (default): the server keeps the stacked composite dataset of all devices as its Gram
-  sums, HX = sum_i X~_i^T X~_i - N c sigma^2 I_d and HY = sum_i X~_i^T Y~_i -- the storage-saving form
-  for linear regression, with an (N c)-row sketch of the data. The last term removes E[Z_i^T Z_i], so
-  the coded gradient HX W - HY is unbiased, as [24] states.
-- ``sum``: X~ = sum_i X~_i (a c-row sketch), HX = X~^T X~ - c N sigma^2 I_d, HY = X~^T Y~. With c = d = 10
-  the sketch is nearly singular and the noise it carries puts the fixed point of alpha = 0.5 above the
-  starting loss at eps <= 5 (kept as an option, not used by default).
+- ``sum`` (default, the paper's Sec. II): X~ = sum_i X~_i, Y~ = sum_i Y~_i (a c-row sketch), HX = X~^T X~ -
+  c N sigma^2 I_d, HY = X~^T Y~ (unbiased: the cross terms of independent projections have mean 0, and the
+  last term removes E[Z^T Z]). With c = d = 10 the sketch is nearly singular and carries the noise of all
+  N uploads: the fixed point of alpha = 0.5 lies above the starting loss at eps = 1.
+- ``composite`` (package alternative, a more generous baseline): the Gram sums of every upload, HX =
+  sum_i X~_i^T X~_i - N c sigma^2 I_d, HY = sum_i X~_i^T Y~_i, an (N c)-row sketch of the data (also unbiased).
 
 Privacy map (the package's, not [24]'s Theorem 2): the max-entropy argument of the ACFL paper's proof of
 Theorem 1 (eqs. (21)-(22)) applied to the c coded entries in which one data entry appears, each with a
@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 PRIVACY_MAPS = ("conservative", "rank_one")
-AGGREGATIONS = ("composite", "sum")
+AGGREGATIONS = ("sum", "composite")
 
 
 def _check_map(variant: str) -> None:
@@ -78,7 +78,7 @@ def entry_sensitivity(proj) -> float:
     return float(2.0 * np.sqrt((np.asarray(proj) ** 2).sum(axis=1).max()))
 
 
-def scfl_coded_pair(X, Y, proj, zx, zy, sigma2, debias: bool = True, aggregation: str = "composite"):
+def scfl_coded_pair(X, Y, proj, zx, zy, sigma2, debias: bool = True, aggregation: str = "sum"):
     """The global coded pair (HX (R, d, d), HY (R, d, o)) of the reconstructed SCFL for noise
     variances ``sigma2`` (R,), all sharing one draw of projections and standard normals.
 

@@ -65,6 +65,8 @@ class TrainingTrace:
     loss: np.ndarray  # f(W_t) of eq. (1)
     dist2: np.ndarray  # ||W_t - W*||_F^2
     alpha: np.ndarray  # alpha_t used in iteration t (NaN at t = 0)
+    beta2_hat: np.ndarray  # beta_hat_t^2 of eq. (42) in iteration t (adaptive configurations; NaN otherwise)
+    C2_hat: np.ndarray  # C_hat_t^2 = ||W_t||_F^2 entering eq. (43) in iteration t (adaptive configurations; NaN otherwise)
     alpha_first: np.ndarray  # alpha_1
     alpha_tail_mean: np.ndarray  # mean alpha_t over the last 10 % of iterations
     alpha_min: np.ndarray
@@ -125,6 +127,8 @@ def train(problem: StackedProblem, HX, HY, p, fixed_alpha, sigma1_sq, sigma2_sq,
     loss = np.empty((S, R, K))
     dist2 = np.empty((S, R, K))
     alpha_rec = np.full((S, R, K), np.nan)
+    beta2_rec = np.full((S, R, K), np.nan)
+    C2_rec = np.full((S, R, K), np.nan)
     tail_start = T - max(1, int(np.ceil(0.1 * T))) + 1
     alpha_first = np.zeros((S, R))
     tail_sum = np.zeros((S, R))
@@ -134,7 +138,7 @@ def train(problem: StackedProblem, HX, HY, p, fixed_alpha, sigma1_sq, sigma2_sq,
     w2_max = ((E + W_star[:, None]) ** 2).sum((2, 3))
     one_minus_p = (1.0 - p)[None, :]  # (1, R)
 
-    def record(t: int, alpha=None):
+    def record(t: int, alpha=None, estimates=None):
         k = slot.get(t)
         if k is None:
             return
@@ -142,6 +146,9 @@ def train(problem: StackedProblem, HX, HY, p, fixed_alpha, sigma1_sq, sigma2_sq,
         dist2[:, :, k] = (E**2).sum((2, 3))
         if alpha is not None:
             alpha_rec[:, :, k] = alpha
+        if estimates is not None:
+            beta2_rec[:, :, k] = np.where(adaptive[None, :], estimates[0], np.nan)
+            C2_rec[:, :, k] = np.where(adaptive[None, :], estimates[1], np.nan)
 
     record(0)
     for t in range(1, T + 1):
@@ -157,11 +164,13 @@ def train(problem: StackedProblem, HX, HY, p, fixed_alpha, sigma1_sq, sigma2_sq,
             dev_sq = dev_sq - 2.0 * (E.reshape(S, R, d * o) @ Ar_flatT) + rr
         beta2_max = np.maximum(beta2_max, dev_sq.max(-1))
         alpha = np.broadcast_to(fixed_alpha[None, :], (S, R))
+        estimates = None
         if adaptive.any():
             beta2_hat = policy.estimate_beta2((mask * dev_sq).sum(-1), n_recv)  # eq. (42), NaN if none arrived
             C2_hat = (W**2).sum((2, 3))
             a_adapt = policy.adaptive_weight(beta2_hat, C2_hat, p[None, :], d, o, s1[None, :], s2[None, :])  # eq. (43)
             alpha = np.where(adaptive[None, :], a_adapt, alpha)
+            estimates = (beta2_hat, C2_hat)
         g_coded = HX @ W - HY  # eq. (8)
         if fresh_noise_rng is not None:
             z1 = fresh_noise_rng.standard_normal((S, R, d, d))
@@ -177,8 +186,8 @@ def train(problem: StackedProblem, HX, HY, p, fixed_alpha, sigma1_sq, sigma2_sq,
         a_min = np.minimum(a_min, alpha)
         a_max = np.maximum(a_max, alpha)
         w2_max = np.maximum(w2_max, ((E + W_star[:, None]) ** 2).sum((2, 3)))
-        record(t, alpha)
-    return TrainingTrace(record_at, loss, dist2, alpha_rec, alpha_first, tail_sum / (T - tail_start + 1),
+        record(t, alpha, estimates)
+    return TrainingTrace(record_at, loss, dist2, alpha_rec, beta2_rec, C2_rec, alpha_first, tail_sum / (T - tail_start + 1),
                          a_min, a_max, beta2_max, w2_max)
 
 

@@ -5,7 +5,10 @@ rows carry their seed. Metrics: ``loss_difference`` (exact (G1)), ``loss_differe
 ``loss_difference_mc_se`` (per seed), ``inverse_epsilon_c``, ``t_c_1..t_c_m`` (chosen schedule),
 ``upper_bound`` (G2), ``delta_tv`` and ``epsilon_c[eps_bar=...]`` (calibration table of eq. (5)),
 ``schedules_evaluated``; Fig. 2(d): ``shape_holds[client i]`` and ``shapes_holding`` per
-(eps_bar = x, series ``s=...``); privacy table: the metrics of :mod:`repro.privacy.certify`.
+(eps_bar = x, series ``s=...``); fig91 panel ``bound check``: ``upper_bound_at_tightest``,
+``loss_difference_at_tightest``, ``violations``, ``schedules_checked`` per (reading: noise mode, eps_bar);
+table91 / fig92 panel ``s scan``: the Fig. 3 rule counts, ``fig2_window_low/high``, ``log10_loss_min/max`` per s
+(series ``s=...``, x = s); privacy table: the metrics of :mod:`repro.privacy.certify`.
 """
 
 from __future__ import annotations
@@ -256,31 +259,53 @@ def _render_fig3(fig, results, ctx) -> Rendered:
     eid, exact, mc = _split(fig, results)
     eps = np.asarray(exact["epsilon_grid"])
     rows = _fig3_rows(eid, exact, mc)
-    f, axes = subplots(1, 2, width=4.9, height=3.9)
+    f, axes = subplots(1, 4 if mc else 3, width=4.4, height=3.9)
+    # (a) as in the paper, (b) noise, (c) = (a) on a log x axis, where the small eps_bar points are apart,
+    # (d) Monte Carlo / (G1) per point with its 95 % interval over seeds (the evidence of claim C11)
     for key in SCHEMES:
         curve = exact["schemes"][key]
         colour, marker, ls = _STYLE[key]
-        for ax, values in ((axes[0, 0], curve["loss"]), (axes[0, 1], curve["inv_eps"])):
-            ax.plot(eps, values, marker=marker, ls=ls, color=colour, ms=4, label=f"{SCHEME_NUMBERS[key]}) {SCHEME_LEGENDS[key]}")
+        for ax, values in ((axes[0, 0], curve["loss"]), (axes[0, 2], curve["loss"]), (axes[0, 1], curve["inv_eps"])):
+            ax.plot(eps, values, marker=marker, ls=ls, color=colour, ms=4,
+                    label=f"{SCHEME_NUMBERS[key]}) {SCHEME_LEGENDS[key]}" if ax is axes[0, 0] else None)
         if mc:
             mean, lo, hi = _seed_interval([res["schemes"][key]["mc_mean"] for _, res in mc])
             axes[0, 0].errorbar(eps * 1.012, mean, yerr=[mean - lo, hi - mean], fmt=".", ms=2.5, color=colour, capsize=1.5,
                                 lw=0.6, alpha=0.8)
+            axes[0, 2].errorbar(eps * 1.04, mean, yerr=[mean - lo, hi - mean], fmt=".", ms=2.5, color=colour, capsize=2,
+                                lw=0.8, alpha=0.9)
     alt = exact["alternative"]
     for key, curve in alt["schemes"].items():
         colour = _STYLE[key][0]
-        for ax, values in ((axes[0, 0], curve["loss"]), (axes[0, 1], curve["inv_eps"])):
+        for ax, values in ((axes[0, 0], curve["loss"]), (axes[0, 2], curve["loss"]), (axes[0, 1], curve["inv_eps"])):
             ax.plot(eps, values, ls=(0, (1, 1)), lw=1.0, color=colour, alpha=0.8,
-                    label=f"{SCHEME_NUMBERS[key]}) with {FSE_LABEL[alt['fse_form']]}")
+                    label=f"{SCHEME_NUMBERS[key]}) with {FSE_LABEL[alt['fse_form']]}" if ax is axes[0, 0] else None)
     if mc:
         axes[0, 0].errorbar([], [], yerr=[], fmt=".", color="0.3", label=_mc_label(mc))
     for ax, ylabel, title in ((axes[0, 0], "Loss difference (Wh$^2$)", "(a) loss difference"),
-                              (axes[0, 1], r"$1/\epsilon_c$", r"(b) noise: $\epsilon_c = \frac{1}{m}\sum_i \epsilon_{c,i}$")):
+                              (axes[0, 1], r"$1/\epsilon_c$", r"(b) noise: $\epsilon_c = \frac{1}{m}\sum_i \epsilon_{c,i}$"),
+                              (axes[0, 2], "Loss difference (Wh$^2$)", "(c) = (a) on a log $\\bar\\epsilon$ axis\n(not in the paper)")):
         ax.set_yscale("log")
         ax.set_xlabel(r"Privacy $\bar\epsilon$ (age-dependent DP, nominal)")
         ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.set_xlim(0, 1.02)
+    axes[0, 2].set_xscale("log")
+    axes[0, 2].set_xlim(eps.min() / 1.3, eps.max() * 1.3)
+    if mc:
+        ax = axes[0, 3]
+        for i, key in enumerate(SCHEMES):
+            ratio = np.asarray([res["schemes"][key]["mc_mean"] for _, res in mc]) / np.asarray(exact["schemes"][key]["loss"])
+            mean, lo, hi = _seed_interval(ratio)
+            colour, marker, _ = _STYLE[key]
+            ax.errorbar(eps * 1.035 ** (i - 2.5), mean, yerr=[mean - lo, hi - mean], fmt=marker, ms=3, color=colour,
+                        capsize=1.5, lw=0.7)
+        ax.axhline(1.0, color="0.3", lw=0.8)
+        ax.axhspan(0.98, 1.02, color="0.85", alpha=0.6, zorder=0)
+        ax.set_xscale("log")
+        ax.set_xlabel(r"Privacy $\bar\epsilon$ (age-dependent DP, nominal)")
+        ax.set_ylabel("Monte Carlo / exact (G1)")
+        ax.set_title("(d) simulation / exact per point, 95 % interval\nover seeds (grey: +-2 %; not in the paper)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     f.legend(handles, labels, loc="lower center", ncol=3, fontsize=7, frameon=False, bbox_to_anchor=(0.5, -0.02))
     suptitle(f, "Fig. 3: loss difference and noise vs the privacy requirement", ctx.profile,
@@ -294,11 +319,27 @@ def _render_fig3(fig, results, ctx) -> Rendered:
 # ---------------------------------------------------------------------------------------------- fig91
 
 
+BOUND_METRICS = ("upper_bound_at_tightest", "loss_difference_at_tightest", "violations", "schedules_checked")
+
+
+def bound_check_rows(rid, res) -> list[dict]:
+    """fig91 panel 'bound check': per reading of (9)-(12), noise mode and eps_bar, the schedule where the
+    bound (G2) is tightest against the exact loss (G1), and how many schedules violate UB >= LD."""
+    rows = []
+    for reading, modes in res["bound_check"].items():
+        for mode, r in modes.items():
+            base = dict(figure="fig91", panel="bound check", series=f"{reading}: {mode} noise", seed=EXACT_SEED, run_id=rid)
+            for j, x in enumerate(res["epsilon_grid"]):
+                vals = (r["ub"][j], r["ld"][j], r["violations"][j], r["schedules"][j])
+                rows += [dict(base, x=float(x), metric=m, value=float(v)) for m, v in zip(BOUND_METRICS, vals)]
+    return rows
+
+
 def _render_fig91(fig, results, ctx) -> Rendered:
     (rid, res), = results.items()
     eps = np.asarray(res["epsilon_grid"])
     rows = []
-    f, axes = subplots(1, 1, width=6.0, height=4.0)
+    f, axes = subplots(1, 2, width=5.6, height=4.0)
     ax = axes[0, 0]
     for key in ("nc", "na"):
         colour, marker, _ = _STYLE[key]
@@ -311,8 +352,37 @@ def _render_fig91(fig, results, ctx) -> Rendered:
     ax.set_yscale("log")
     ax.set_xlabel(r"Privacy $\bar\epsilon$ (age-dependent DP, nominal)")
     ax.set_ylabel("Value at the bound-chosen schedule (Wh$^2$)")
-    ax.legend(fontsize=7.5)
-    suptitle(f, "Supplementary (not in the paper): Theorem-1 surrogate vs exact loss", ctx.profile, model_note(ctx.params))
+    ax.set_title("(a) surrogate and exact loss at the chosen schedules", fontsize=9)
+    ax.legend(fontsize=7)
+    rows += bound_check_rows(rid, res)
+    ax = axes[0, 1]
+    styles = {"adaptive": "-", "constant": "--"}
+    colours = dict(zip(res["bound_check"], ("#1f77b4", "#2ca02c", "#ff7f0e")))
+    for reading, modes in res["bound_check"].items():
+        for mode, r in modes.items():
+            ratio = np.asarray(r["ub"]) / np.asarray(r["ld"])
+            bad = int(sum(r["violations"]))
+            ax.plot(eps, ratio, ls=styles[mode], marker=".", color=colours[reading],
+                    label=f"{reading}, {mode} noise: UB < LD on {bad} of {sum(r['schedules']):,}")
+    ax.axhline(1.0, color="#d62728", lw=1.0)
+    run = res["bound_check"]["as run"]
+    mode, j = min(((m, int(np.argmin(np.asarray(r["ub"]) / np.asarray(r["ld"])))) for m, r in run.items()),
+                  key=lambda mj: run[mj[0]]["ub"][mj[1]] / run[mj[0]]["ld"][mj[1]])
+    low = run[mode]["ub"][j] / run[mode]["ld"][j]
+    ax.annotate(f"lowest: as run, {mode} noise, UB/LD = {low:.4f} at ε̄ = {eps[j]:g}", xy=(eps[j], low), xytext=(0.03, 0.04),
+                textcoords="axes fraction", fontsize=7, bbox=dict(fc="white", ec="0.7", lw=0.5),
+                arrowprops=dict(arrowstyle="->", color="0.3"))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=0.45)
+    ax.set_xlabel(r"Privacy $\bar\epsilon$ (age-dependent DP, nominal)")
+    ax.set_ylabel("UB / LD at the tightest schedule")
+    ax.set_title("(b) Theorem 1 as (12): bound over exact loss, tightest of\nall schedules (a bound needs >= 1: red line)",
+                 fontsize=9)
+    ax.legend(fontsize=6.5, loc="upper left")
+    suptitle(f, "Supplementary (not in the paper): Theorem-1 surrogate vs exact loss", ctx.profile,
+             model_note(ctx.params) + "\n(b): every schedule, eps_bar and noise mode (adaptive eq. (5), constant = worst "
+             "client); 'tightest': smallest UB - LD")
     return Rendered(tidy_frame(rows), f)
 
 
@@ -320,12 +390,32 @@ def _render_fig91(fig, results, ctx) -> Rendered:
 
 _TABLE_COLUMNS = ("Fig. 2 shapes", "4 beats 1, 2", "4 beats 3", "4 beats 5", "bound within 10 %", "max bound ratio",
                   "constant >= adaptive noise")
+_HEADERS = {"Fig. 2 shapes": "Fig. 2\nshapes", "4 beats 1, 2": "4 beats\n1, 2 (C5)", "4 beats 3": "4 beats\n3 (C6)",
+            "4 beats 5": "4 beats\n5 (C7)", "bound within 10 %": "bound within\n10 % (C8)",
+            "max bound ratio": "max bound\nratio", "constant >= adaptive noise": "constant >=\nadaptive (C9)"}
+#: s scan columns (table91 (b), fig92)
+SCAN_COLUMNS = ("4 beats 1, 2", "4 beats 3", "4 beats 5", "bound within 10 %", "max bound ratio")
+SCAN_METRICS = SCAN_COLUMNS + ("fig2_window_low", "fig2_window_high", "fig2_window_points", "log10_loss_min",
+                               "log10_loss_max", "as_run", "grid_points")
 
 
 def _cell(key, value, n) -> str:
     if key == "max bound ratio":
         return f"{value:.2f}"
     return f"{value}/3" if key == "Fig. 2 shapes" else f"{value}/{n}"
+
+
+def s_scan_rows(rid, scan, fig_id="table91") -> list[dict]:
+    """Tidy rows of the joint (s, Fig. 2 eps_bar) scan: one series per s, x = s."""
+    rows = []
+    for r in scan["rows"]:
+        lo, hi = r["fig2_window"] if r["fig2_window"] else (np.nan, np.nan)
+        vals = {**{k: r[k] for k in SCAN_COLUMNS}, "fig2_window_low": lo, "fig2_window_high": hi,
+                "fig2_window_points": r["fig2_window_points"], "log10_loss_min": r["log10_loss_min"],
+                "log10_loss_max": r["log10_loss_max"], "as_run": int(r["as_run"]), "grid_points": r["grid_points"]}
+        rows += [dict(figure=fig_id, panel="s scan", series=f"s={r['sensitivity']:g}", x=float(r["sensitivity"]), metric=k,
+                      value=float(v), seed=EXACT_SEED, run_id=rid) for k, v in vals.items()]
+    return rows
 
 
 def _render_table91(fig, results, ctx) -> Rendered:
@@ -336,23 +426,95 @@ def _render_table91(fig, results, ctx) -> Rendered:
         cells.append([row["variant"]] + [_cell(k, row[k], n) for k in _TABLE_COLUMNS])
         rows += [{"figure": "table91", "panel": "sensitivity", "series": row["variant"], "x": idx, "metric": k,
                   "value": float(row[k]), "seed": EXACT_SEED, "run_id": rid} for k in _TABLE_COLUMNS]
-    header = ["variant"] + list(_TABLE_COLUMNS)
+    scan = res["s_scan"]
+    rows += s_scan_rows(rid, scan)
+    scan_cells = []
+    for r in scan["rows"]:
+        win = f"[{r['fig2_window'][0]:.3g}, {r['fig2_window'][1]:.3g}]" if r["fig2_window"] else "none"
+        scan_cells.append([f"{r['sensitivity']:g}" + (" (as run)" if r["as_run"] else ""), win]
+                          + [_cell(k, r[k], n) for k in SCAN_COLUMNS]
+                          + [f"{r['log10_loss_min']:.2f} .. {r['log10_loss_max']:.2f}"])
+    header = ["variant"] + [_HEADERS[k] for k in _TABLE_COLUMNS]
+    scan_header = ["s", "Fig. 2: eps_bar window\nwith all 3 shapes"] + [_HEADERS[k] for k in SCAN_COLUMNS] + [
+        "Fig. 3(a) range\nlog10 (paper: 2 .. 5)"]
     note = (f"Supplementary (not in the paper). 'x/{n}': the rule holds on x of the {n} eps_bar points of Fig. 3 "
             "(exact curves); 'Fig. 2 shapes': how many of the three panels have the shape the paper describes at the "
             "Fig. 2 eps_bar; 'max bound ratio': largest loss ratio bound-chosen / simulation-chosen schedule. "
-            "Each row changes one setting of the run (first row).")
-    blocks = [("", header, cells)]
+            "(a) changes one reading of the run at a time (first row: as run). (b) package check: the sensitivity s "
+            "of eq. (7) varied jointly with Fig. 2's eps_bar, which the paper does not state either: per s, the eps_bar "
+            "window where all three Fig. 2 panels have the paper's shape, the Fig. 3 rules, and the range of the six "
+            "Fig. 3(a) curves (the paper's y axis spans 10^2 .. 10^5). The verdicts are judged at the s as run.")
+    blocks = [("(a) one reading changed at a time (s as run)", header, cells),
+              ("(b) package check: s and Fig. 2's eps_bar varied together (the Fig. 3 rules do not depend on Fig. 2's "
+               "eps_bar)", scan_header, scan_cells)]
 
-    def shade(_block, r, c):
-        text = cells[r - 1][c]
+    def shade(block, r, c):
+        text = (cells if block == 0 else scan_cells)[r - 1][c]
         if c == 0 or "/" not in text:
             return None
         got, of = text.split("/")
         return "#fbe3e3" if got != of else None
 
+    widths = [0.2] + [0.8 / (len(header) - 1)] * (len(header) - 1)
     f = draw_tables(blocks, "Supplementary table: the claims under each reading the paper leaves open", ctx.profile,
-                    model_note(ctx.params), width=12.0, col_widths=[0.25] + [0.107] * (len(header) - 1), cell_colour=shade)
+                    model_note(ctx.params), width=13.0, col_widths=widths, cell_colour=shade, fontsize=7.2)
     return Rendered(tidy_frame(rows), f, markdown=markdown_tables(blocks, fig.title, note))
+
+
+def _render_fig92(fig, results, ctx) -> Rendered:
+    """Package check: the Fig. 2 window and the Fig. 3 verdicts as the sensitivity s varies (from the table91 run)."""
+    (rid, res), = results.items()
+    scan = res["s_scan"]
+    rows = s_scan_rows(rid, scan, "fig92")
+    s = np.array([r["sensitivity"] for r in scan["rows"]])
+    n = len(scan["epsilon_grid"])
+    f, axes = subplots(1, 3, width=4.3, height=3.6)
+    ax = axes[0, 0]
+    lo = np.array([r["fig2_window"][0] if r["fig2_window"] else np.nan for r in scan["rows"]])
+    hi = np.array([r["fig2_window"][1] if r["fig2_window"] else np.nan for r in scan["rows"]])
+    ax.fill_between(s, lo, hi, color="#9ecae1", alpha=0.7, label="all three Fig. 2 shapes hold")
+    ax.plot(s, lo, color="#2171b5", lw=0.8)
+    ax.plot(s, hi, color="#2171b5", lw=0.8)
+    ax.plot([ctx.params["sensitivity"]], [ctx.params["fig2_epsilon"]], marker="*", ms=13, color="#d62728", ls="none",
+            label=f"as run (s = {ctx.params['sensitivity']:g}, ε̄ = {ctx.params['fig2_epsilon']:g})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("sensitivity s of eq. (7)")
+    ax.set_ylabel(r"Fig. 2 privacy level $\bar\epsilon$")
+    ax.set_title("(a) Fig. 2: eps_bar window with the paper's shapes", fontsize=9)
+    ax.legend(fontsize=7)
+    ax = axes[0, 1]
+    for key, colour, marker in (("4 beats 1, 2", "#1f77b4", "o"), ("4 beats 3", "#2ca02c", "^"),
+                                ("4 beats 5", "#d62728", "v"), ("bound within 10 %", "#9467bd", "D")):
+        ax.plot(s, [r[key] for r in scan["rows"]], marker=marker, color=colour, label=_HEADERS[key].replace("\n", " "))
+    ax.axhline(n, color="0.5", lw=0.8, ls=":")
+    ax.axvline(ctx.params["sensitivity"], color="#d62728", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_ylim(0, n + 1)
+    ax.set_xlabel("sensitivity s of eq. (7)")
+    ax.set_ylabel(f"eps_bar points (of {n}) where the rule holds")
+    ax.set_title("(b) Fig. 3 rules (verdicts need all points)", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    ax = axes[0, 2]
+    ax.fill_between(s, [r["log10_loss_min"] for r in scan["rows"]], [r["log10_loss_max"] for r in scan["rows"]],
+                    color="0.75", alpha=0.8, label="six Fig. 3(a) curves, all eps_bar")
+    ax.axhspan(2, 5, color="#fdd0a2", alpha=0.5, label="paper's Fig. 3(a) y axis (10^2 .. 10^5)")
+    ax.axvline(ctx.params["sensitivity"], color="#d62728", lw=0.8, ls="--", label="s as run")
+    ax.set_xscale("log")
+    ax.set_xlabel("sensitivity s of eq. (7)")
+    ax.set_ylabel("log10 loss difference")
+    ax.set_title("(c) Fig. 3(a) range vs the paper's axis", fontsize=9)
+    ax.legend(fontsize=7)
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    for ax in axes.flat:
+        ax.set_xticks([t for t in (1, 2, 3, 5, 10, 20, 30) if s.min() / 1.2 <= t <= s.max() * 1.2])
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    suptitle(f, "Package check (not in the paper): the age_dp verdicts as the sensitivity s varies", ctx.profile,
+             model_note(ctx.params) + "\nverdicts are judged at the s as run (literal eq. (7)); here Fig. 2's eps_bar is "
+             "varied with s, since the Fig. 2 shapes depend on both")
+    return Rendered(tidy_frame(rows), f)
 
 
 # ---------------------------------------------------------------------------------------------- privacy
@@ -418,4 +580,4 @@ def _render_privacy(fig, results, ctx) -> Rendered:
 
 #: figure id -> renderer (fig, results, ctx) -> Rendered
 RENDERERS = {"fig1": _render_fig1, "fig2": _render_fig2, "fig3": _render_fig3, "fig91": _render_fig91,
-             "table91": _render_table91, "privacy": _render_privacy}
+             "table91": _render_table91, "fig92": _render_fig92, "privacy": _render_privacy}

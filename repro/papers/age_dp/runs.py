@@ -9,7 +9,8 @@
                 calibration table of eq. (5); the parametric constant-noise reading; the classical
                 epsilon of every release (privacy table).
 ``fig3_mc``     Fig. 3: Monte-Carlo estimate at every plotted point (one seed).
-``table91``     the Fig. 2 / Fig. 3 rules under every model variant.
+``table91``     the Fig. 2 / Fig. 3 rules under every model variant, and under a joint variation of
+                the sensitivity s and Fig. 2's eps_bar (package check; also drawn as fig92).
 """
 
 from __future__ import annotations
@@ -24,12 +25,11 @@ from repro.papers.age_dp.markov_database import MarkovEnergyDatabase
 from repro.privacy.age_dependent import age_dependent_epsilon
 from repro.privacy.laplace_mechanism import PURE_DP_DELTA, certified_laplace_epsilon
 
-#: table91 rows: (label, overrides of the profile's model parameters)
+#: table91 rows: (label, overrides of the profile's model parameters). The sensitivity s is varied
+#: jointly with Fig. 2's eps_bar in the s scan (the Fig. 2 shapes depend on both; README: decisions).
 SENSITIVITY_VARIANTS = (
     ("as run", {}),
     ("f~_SE continuous (standard)", {"fse_form": "standard"}),
-    ("s = 5.4", {"sensitivity": 5.4}),
-    ("s = 18", {"sensitivity": 18.0}),
     ("one client per slot", {"distinct_slots": True}),
     ("Delta exact (not bound (8))", {"delta_mode": "exact"}),
     ("chain starts at t_c", {"chain_anchor": "collection"}),
@@ -39,6 +39,8 @@ SENSITIVITY_VARIANTS = (
     ("SE parameters of Laplace (2 eta)", {"sub_exp_params": "laplace"}),
 )
 OTHER_FSE = {"printed": "standard", "standard": "printed"}
+#: noise modes of the Theorem-1 check: adaptive (eq. 5) and constant (worst client) budgets
+BOUND_CHECK_MODES = ("adaptive", "constant")
 
 
 class Model:
@@ -158,6 +160,38 @@ def _release_epsilons(model: Model, curves: dict, eps_grid) -> dict:
     return out
 
 
+def bound_check(model: Model, eps_grid, surrogate: sch.SurrogateOptions) -> dict:
+    """Theorem 1 as specialised in eqs. (9)-(12): is (G2) >= (G1) for every schedule, eps_bar and noise mode?
+
+    Per noise mode and eps_bar: the schedule where the bound is tightest (smallest UB - LD), its UB and
+    LD, how many of the schedules have UB < LD, and how many were checked."""
+    out = {}
+    for mode in BOUND_CHECK_MODES:
+        rows = {"ub": [], "ld": [], "violations": [], "schedules": [], "ages": []}
+        for eps_bar in eps_grid:
+            eps_c = th.classic_epsilons(model.tables, model.schedules, eps_bar, mode)
+            ld = th.loss_difference(model.tables, model.schedules, eps_c, model.n, model.s)
+            ub = th.upper_bound(model.tables, model.schedules, eps_c, model.n, model.s, **surrogate.kwargs())
+            k = int(np.argmin(ub - ld))
+            rows["ub"].append(float(ub[k]))
+            rows["ld"].append(float(ld[k]))
+            rows["violations"].append(int(np.sum(ub < ld)))
+            rows["schedules"].append(int(len(ld)))
+            rows["ages"].append(model.schedules[k].tolist())
+        out[mode] = rows
+    return out
+
+
+def bound_check_readings(model: Model, eps_grid) -> dict:
+    """:func:`bound_check` as run and under the other readings of (9)-(12) (f~_SE form, "+L(w*)" of (12))."""
+    base = model.surrogate
+    other_fse = sch.SurrogateOptions(OTHER_FSE[base.fse_form], base.sub_exp_params, base.eq11_noise_coef, base.literal_eq12)
+    other_12 = sch.SurrogateOptions(base.fse_form, base.sub_exp_params, base.eq11_noise_coef, not base.literal_eq12)
+    return {"as run": bound_check(model, eps_grid, base),
+            f"f~_SE {other_fse.fse_form}": bound_check(model, eps_grid, other_fse),
+            "(12) " + ("with" if other_12.literal_eq12 else "without") + " +L(w*)": bound_check(model, eps_grid, other_12)}
+
+
 def run_fig3_exact(p: dict, log=print) -> dict:
     model = Model(p)
     eps_grid = [float(e) for e in p["epsilon_grid"]]
@@ -179,6 +213,7 @@ def run_fig3_exact(p: dict, log=print) -> dict:
         "parametric": sch.parametric_constant_curves(model.tables, eps_grid, model.n, model.s, model.schedules, model.surrogate),
         "releases": _release_epsilons(model, curves, eps_grid),
         "pure_dp_delta": PURE_DP_DELTA,
+        "bound_check": bound_check_readings(model, eps_grid),
     }
 
 
@@ -227,7 +262,37 @@ def run_table91(p: dict, log=print) -> dict:
                "Fig. 2 shapes": int(sum(shapes))}
         rows.append(row)
         log(f"table91: {label}: 4 beats 1, 2 on {row['4 beats 1, 2']}/{len(eps_grid)}; Fig. 2 shapes {sum(shapes)}/3")
-    return {"epsilon_grid": eps_grid, "rows": rows}
+    return {"epsilon_grid": eps_grid, "rows": rows, "s_scan": run_s_scan(p, log)}
+
+
+def run_s_scan(p: dict, log=print) -> dict:
+    """Package check: the sensitivity s varied jointly with Fig. 2's eps_bar (README: decisions).
+
+    For each s of ``s_scan`` (and the s as run): the eps_bar window of Fig. 2 where all three panels have
+    the paper's shape (on a fine log grid), every Fig. 3 rule on the eps_bar grid, and the range of the six
+    Fig. 3(a) curves (to set beside the paper's y axis)."""
+    eps_grid = [float(e) for e in p["epsilon_grid"]]
+    s_values = sorted({float(v) for v in p["s_scan"]} | {float(p["sensitivity"])})
+    lo, hi = p["s_scan_fig2_epsilon_range"]
+    fine = np.geomspace(lo, hi, int(p["s_scan_fig2_points"]))
+    base = Model(p)
+    region = shape_region(base, fine, s_values)                 # (G1) = data + s^2 noise: one sweep per eps_bar
+    holds = np.asarray(region["holds"]).all(axis=0)            # [eps, s]: all three panels
+    rows = []
+    for j, s in enumerate(s_values):
+        model = Model({**p, "sensitivity": s})
+        curves = model.curves(eps_grid)
+        loss = {k: np.asarray(curves[k]["loss"]) for k in sch.SCHEMES}
+        inv = {k: np.asarray(curves[k]["inv_eps"]) for k in sch.SCHEMES}
+        ok = holds[:, j]
+        window = [float(fine[ok].min()), float(fine[ok].max())] if ok.any() else None
+        every = np.concatenate([loss[k] for k in sch.SCHEMES])
+        rows.append({"sensitivity": s, "as_run": bool(np.isclose(s, base.s)), **checks.fig3_summary(loss, inv),
+                     "fig2_window": window, "fig2_window_points": int(ok.sum()),
+                     "fig2_window_contiguous": bool(ok.any() and ok[np.argmax(ok):len(ok) - np.argmax(ok[::-1])].all()),
+                     "log10_loss_min": float(np.log10(every.min())), "log10_loss_max": float(np.log10(every.max()))})
+        log(f"s scan: s = {s:g}: Fig. 2 window {window}; 4 beats 5 on {rows[-1]['4 beats 5']}/{len(eps_grid)}")
+    return {"epsilon_grid": eps_grid, "fig2_epsilon_grid": fine.tolist(), "rows": rows}
 
 
 # ---------------------------------------------------------------------------------------------- tasks

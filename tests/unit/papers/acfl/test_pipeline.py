@@ -26,6 +26,7 @@ def test_figure_specs_are_valid_and_cheap(project_root):
     ({"na_alpha": 1.5}, "na_alpha"),
     ({"fig3_straggler_probs": [0.2, 1.0]}, "fig3_straggler_probs"),
     ({"scfl_aggregation": "stack"}, "scfl_aggregation"),
+    ({"scfl_alternative_aggregation": "sum"}, "scfl_alternative_aggregation"),
     ({"scfl_privacy_map": "loose"}, "scfl_privacy_map"),
     ({"fig4_epsilons": [0.0, 5.0]}, "fig4_epsilons"),
     ({"samples_per_device": 5}, "m_i > d"),
@@ -62,9 +63,11 @@ def test_smoke_claims(smoke_root):
     from repro.results import read_json
 
     claims = {c["id"]: c for c in read_json(smoke_root / "results" / "smoke" / SLUG / "claims.json")}
-    assert set(claims) == {f"C{i}" for i in range(1, 16)}
-    exact = [c for c in claims.values() if c["kind"] == "exact"]
+    assert set(claims) == {f"C{i}" for i in range(1, 17)}
+    # exact claims hold in smoke too, except Remark 1: with T = 50 Stage 1 is 3.8 % of the upload, not negligible
+    exact = [c for cid, c in claims.items() if c["kind"] == "exact" and cid != "C6"]
     assert exact and all(c["verdict"] == "reproduced" for c in exact)
+    assert claims["C6"]["verdict"] == "not_reproduced"
     assert all(c["verdict"] != "not_evaluated" for c in claims.values())
 
 
@@ -99,8 +102,9 @@ def test_claims_are_not_evaluated_without_tables():
     assert all(c.verdict == "not_evaluated" and c.reason for c in out)
 
 
-def test_scfl_reconstruction_converges_below_its_start():
-    """The composite SCFL (the default) ends below f(W0) at every eps of Fig. 4; the c-row sum does not."""
+def test_scfl_paper_sum_diverges_at_eps1_and_composite_does_not():
+    """The paper's SCFL coded dataset (the sum of the local ones, the default) has its alpha = 0.5 fixed point above
+    f(W0) at eps = 1; the package's composite alternative ends below f(W0) at every eps of Fig. 4."""
     from repro.engine.rng import RngStreams
     from repro.papers.acfl import scfl
     from repro.papers.acfl.problem import linear_regression_federated

@@ -91,3 +91,23 @@ def test_stage1_entry_sensitivity_is_attained():
             Xa[0, 0], Xb[0, 0] = a, b
             worst = max(worst, np.sum((Xa.T @ Xa - Xb.T @ Xb) ** 2) + np.sum((Xa.T @ Y - Xb.T @ Y) ** 2))
     assert math.sqrt(worst) <= acfl_entry_sensitivity(d, o) + 1e-12
+
+
+def test_blahut_arimoto_information_known_values():
+    from repro.papers.acfl.privacy_mi import amplitude_constrained_information
+
+    # binary +-A is optimal for A <= 1.6: I(BPSK, SNR 0 dB) = 0.48592 bits
+    assert amplitude_constrained_information(1.0) == pytest.approx(0.48592 * math.log(2), abs=2e-4)
+    # low SNR: I <= A^2 / 2 (power bound), and the binary law gets close to it
+    a = 0.2
+    assert 0.9 * a**2 / 2 < amplitude_constrained_information(a) <= a**2 / 2
+
+
+@pytest.mark.parametrize("sigma2", [0.01, 0.1, 1.0, 10.0, 14.0, 1e3])
+def test_theorem1_information_bounds_sandwich_and_stay_below_eq17(sigma2):
+    from repro.papers.acfl.privacy_mi import worst_case_entry_information
+
+    lo, hi = worst_case_entry_information(sigma2, 10, 10)
+    assert 0 < lo <= hi <= acfl_mi_dp_epsilon(sigma2, sigma2, 10, 10)
+    # the upper bound: Gaussian bounds on the linear part (gain 2(d-1)+o) and the squared entry
+    assert hi == pytest.approx(0.5 * math.log1p(28 / sigma2) + 0.5 * math.log1p(0.25 / sigma2), rel=1e-12)

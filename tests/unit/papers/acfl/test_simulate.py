@@ -15,7 +15,7 @@ def naive_train(X, Y, W0, HX, HY, p, alpha_rule, s1, s2, U, eta0, T):
     W = W0.copy()
     A = sum(X[i].T @ X[i] for i in range(N))
     Wstar = np.linalg.solve(A, sum(X[i].T @ Y[i] for i in range(N)))
-    losses, alphas = [0.5 * np.sum((X @ W - Y) ** 2)], []
+    losses, alphas, estimates = [0.5 * np.sum((X @ W - Y) ** 2)], [], []
     for t in range(1, T + 1):
         I = U[t - 1] >= p
         G = [X[i].T @ (X[i] @ W - Y[i]) for i in range(N)]
@@ -25,6 +25,7 @@ def naive_train(X, Y, W0, HX, HY, p, alpha_rule, s1, s2, U, eta0, T):
             else:
                 b2 = sum(np.sum(G[i] ** 2) for i in range(N) if I[i]) / I.sum()
                 c2 = np.sum(W**2)
+                estimates.append((b2, c2))
                 den = p * b2 + (1 - p) * (d * s1 * c2 + s2 * o * d)
                 a = p * b2 / den if den > 0 else 1.0
         else:
@@ -33,6 +34,7 @@ def naive_train(X, Y, W0, HX, HY, p, alpha_rule, s1, s2, U, eta0, T):
         W = W - eta0 / t * g_all
         losses.append(0.5 * np.sum((X @ W - Y) ** 2))
         alphas.append(a)
+    naive_train.estimates = np.array(estimates)   # (beta_hat^2, C_hat^2) per iteration of the adaptive rule
     return np.array(losses), np.array(alphas), Wstar
 
 
@@ -70,6 +72,11 @@ def test_kernel_matches_literal_algorithm(small):
             losses, alphas, _ = naive_train(pr.X, pr.Y, pr.W0, HX[si, r], HY[si, r], p, rule, sig[r], sig[r], U[si], eta0, T)
             np.testing.assert_allclose(tr.loss[si, r], losses, rtol=1e-9)
             np.testing.assert_allclose(tr.alpha[si, r, 1:], alphas, rtol=1e-9)
+            if rule == "adaptive":   # the recorded estimates of eq. (42) are the ones eq. (43) used
+                np.testing.assert_allclose(tr.beta2_hat[si, r, 1:], naive_train.estimates[:, 0], rtol=1e-9)
+                np.testing.assert_allclose(tr.C2_hat[si, r, 1:], naive_train.estimates[:, 1], rtol=1e-9)
+            else:
+                assert np.isnan(tr.beta2_hat[si, r]).all() and np.isnan(tr.C2_hat[si, r]).all()
             assert tr.alpha_first[si, r] == pytest.approx(alphas[0], rel=1e-12)
             assert tr.alpha_tail_mean[si, r] == pytest.approx(alphas[-4:].mean(), rel=1e-9)
 

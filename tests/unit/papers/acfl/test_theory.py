@@ -105,3 +105,17 @@ def test_bad_arguments():
         theory.bound_u(1.0, 1.0, 1.5)
     with pytest.raises(ValueError, match="straggler probability"):
         theory.BoundConstants(p=1.0)
+
+
+def test_theorem2_rows_cover_fresh_noise_and_algorithm1():
+    from repro import experiment as ex
+    from repro.papers.acfl import checks
+
+    params = {**ex.load_params("acfl", "smoke"), "thm2_repetitions": 2}
+    rows = {r["check"]: r["value"] for r in checks.theorem2_rows(params, seed=0)}
+    for name in ("alpha_0.5", "acfl"):
+        for mode in checks.THM2_NOISE_MODES:
+            mean, bound = rows[f"thm2_mean_dist2_{name}_{mode}"], rows[f"thm2_bound_{name}_{mode}"]
+            assert mean > 0 and bound > 0 and rows[f"thm2_margin_{name}_{mode}"] == pytest.approx(bound / mean)
+    # with the noise drawn once, the fixed weight keeps a bias the redrawn noise averages out
+    assert rows["thm2_mean_dist2_alpha_0.5_alg1"] > rows["thm2_mean_dist2_alpha_0.5_fresh"]
