@@ -38,8 +38,8 @@ def user_profile(project, slug, text, profile="quick"):
 # (paper, user profile line, words the error must contain): the probes of issue 16 and a few more
 BAD_VALUES = [
     ("wpfl_minmax", "epsilon_q: 0", ["'epsilon_q' = 0", "exclusiveMinimum"]),
-    ("dp_ditto", "batch_size: 0", ["'batch_size' = 0", "exclusiveMinimum"]),
-    ("ota_jammer", "batch_size: 0", ["'batch_size' = 0", "exclusiveMinimum"]),
+    ("dp_ditto", "batch_size: 0", ["'batch_size' = 0", "allowed:"]),
+    ("ota_jammer", "batch_size: 0", ["'batch_size' = 0", "less than the minimum", "allowed:"]),
     ("dp_ditto", "batch_size: 2.5", ["'batch_size' = 2.5", "integer"]),
     ("age_dp", "sensitivity: .nan", ["'sensitivity' = nan", "not a number"]),
     ("acfl", "eta0: .nan", ["'eta0' = nan", "not a number"]),
