@@ -88,7 +88,7 @@ class FedAMPState:
 
 
 class FedAMP:
-    """Defaults (tuned for dp_ditto, its README D31): A(x) = 1 - exp(-x/sigma_t), sigma_t = 0.3 x the median squared distance of the uploads,
+    """Defaults: A(x) = 1 - exp(-x/sigma_t), sigma_t = 0.3 x the median squared distance of the uploads,
     alpha_K = 0.1 (weight of an identical peer), prox = lam/alpha_K = 1e-3."""
 
     name = "fedamp"

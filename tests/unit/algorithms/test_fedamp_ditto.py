@@ -123,16 +123,18 @@ def test_dp_fedamp_on_mnist_weighs_same_label_clients_and_keeps_self_weight_belo
     from repro.papers.dp_ditto.experiments import Plan, common_params
 
     params = load_params("dp_ditto", "quick")
-    p = common_params(params, "dnn_mnist")
-    p.update(epsilon=10.0, clip=20.0, T=3, algorithm="fedamp", hp=Plan(params).hyper("fedamp", "dnn_mnist"))
-    try:
-        res = runs.run_training("baseline", p, RngStreams(0), RunContext("quick", "test", log=lambda m: None))
-    except DatasetUnavailableError:
-        pytest.skip("MNIST not available")
-    if res.get("status") != "ok":
-        pytest.skip(res["reason"])
-    info = res["info"]
+    tuned = Plan(params).hyper("fedamp", "dnn_mnist")
     n_same = 3  # pathological-2 partition: 4 clients per label pair
-    assert info["mean_self_weight"] < 0.99
-    assert info["same_group_weight"] / n_same > info["other_group_weight"] / (19 - n_same)
-    assert math.isfinite(res["series"]["personalized"]["accuracy"][-1])
+    for hp, max_self in (({**tuned, "sigma": 0.3}, 0.95), (tuned, 0.999)):  # a wider attention scale, the tuned one
+        p = common_params(params, "dnn_mnist")
+        p.update(epsilon=10.0, clip=20.0, T=3, algorithm="fedamp", hp=hp)
+        try:
+            res = runs.run_training("baseline", p, RngStreams(0), RunContext("quick", "test", log=lambda m: None))
+        except DatasetUnavailableError:
+            pytest.skip("MNIST not available")
+        if res.get("status") != "ok":
+            pytest.skip(res["reason"])
+        info = res["info"]
+        assert info["mean_self_weight"] < max_self, (hp, info)
+        assert info["same_group_weight"] / n_same > 5 * info["other_group_weight"] / (19 - n_same), (hp, info)
+        assert math.isfinite(res["series"]["personalized"]["accuracy"][-1])
