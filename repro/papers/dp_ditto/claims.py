@@ -101,11 +101,11 @@ def _gain_percent(tables, params, baseline: str, what: str) -> pd.Series:
             dd = _wide(t, panel=letter, series=DD, metric=metric)
             b = _wide(t, panel=letter, series=BASE[baseline], metric=metric)
             cols = dd.columns.intersection(b.columns)
-            sd, sb = dd[cols].sum(1), b[cols].sum(1)
+            sd, sb = dd[cols].sum(axis=1), b[cols].sum(axis=1)
             per.append(100 * (1 - sd / sb) if what == "fairness" else 100 * (sd - sb) / sb)
     if not per:
         raise MissingData("Figs. 3/4 were not regenerated")
-    return pd.concat(per, axis=1).mean(1)
+    return pd.concat(per, axis=1).mean(axis=1)
 
 
 def _set_gain(tables, params, gains: dict, what: str) -> dict:
@@ -204,7 +204,7 @@ for _b in BASE:
 
 def _min_gain(tables, params, what):
     g = pd.concat([_gain_percent(tables, params, b, what) for b in BASE], axis=1)
-    return g.min(1)
+    return g.min(axis=1)
 
 
 for _cid, _src, _vals, _where in (("2", "abstract", PAPER_ABSTRACT, "Abstract"), ("3", "conclusion", PAPER_CONCLUSION, "Sec. 7")):
@@ -246,10 +246,10 @@ def _comparisons(tables, params, metric):
                     continue
                 cols = dd.columns.intersection(bb.columns)
                 if metric == "accuracy":
-                    eff = (_nan_worst(dd[cols], 0.0) - _nan_worst(bb[cols], 0.0)).mean(1)
+                    eff = (_nan_worst(dd[cols], 0.0) - _nan_worst(bb[cols], 0.0)).mean(axis=1)
                 else:  # decades by which DP-Ditto's variance is below the baseline's (diverged: worst)
                     eff = (pd.DataFrame(_log10(bb[cols]), index=bb.index).fillna(99)
-                           - pd.DataFrame(_log10(dd[cols]), index=dd.index).fillna(99)).mean(1)
+                           - pd.DataFrame(_log10(dd[cols]), index=dd.index).fillna(99)).mean(axis=1)
                 parts[f"{fig}/{panel}/{label}"] = direction(eff, expect="positive")
     if not parts:
         raise MissingData("Figs. 3/4 were not regenerated")
@@ -393,10 +393,10 @@ def ditto_maintained_at_eps10(tables, params):
         acc10, acc100 = _wide(tables["fig3"], panel=a3, series=DD, metric="accuracy"), _wide(tables["fig4"], panel=a4, series=DD, metric="accuracy")
         fa10, fa100 = _wide(tables["fig3"], panel=f3, series=DD, metric="fairness"), _wide(tables["fig4"], panel=f4, series=DD, metric="fairness")
         cols = acc10.columns.intersection(acc100.columns)
-        parts[f"{panel}/accuracy"] = direction((_nan_worst(acc100[cols], 0) - _nan_worst(acc10[cols], 0)).mean(1),
+        parts[f"{panel}/accuracy"] = direction((_nan_worst(acc100[cols], 0) - _nan_worst(acc10[cols], 0)).mean(axis=1),
                                                expect="negative", threshold=MAINTAIN_ACC)
         d = pd.DataFrame(_log10(fa10[cols]), index=fa10.index).fillna(99) - pd.DataFrame(_log10(fa100[cols]), index=fa100.index)
-        parts[f"{panel}/fairness"] = direction(d.mean(1), expect="negative", threshold=math.log10(MAINTAIN_FAIR_FACTOR))
+        parts[f"{panel}/fairness"] = direction(d.mean(axis=1), expect="negative", threshold=math.log10(MAINTAIN_FAIR_FACTOR))
     if not parts:
         raise MissingData("no panel in both Figs. 3 and 4")
     return combine(parts)
@@ -428,7 +428,7 @@ def baselines_degrade_more(tables, params):
             except MissingData:
                 continue
             cols = dd.columns.intersection(b.columns)
-            parts[f"{panel}/{label}"] = direction((b[cols].fillna(1.0) - dd[cols].fillna(0.0)).mean(1), expect="positive")
+            parts[f"{panel}/{label}"] = direction((b[cols].fillna(1.0) - dd[cols].fillna(0.0)).mean(axis=1), expect="positive")
     if not parts:
         raise MissingData("no panel in both Figs. 3 and 4")
     return combine(parts)
@@ -520,7 +520,7 @@ def loss_falls_with_eps(tables, params):
                 w = _wide(t, panel=letter, series=s, metric="loss")
             except MissingData:
                 continue
-            cols[rank] = pd.DataFrame(_log10(w), index=w.index).fillna(9.0).mean(1)
+            cols[rank] = pd.DataFrame(_log10(w), index=w.index).fillna(9.0).mean(axis=1)
         df = pd.DataFrame(cols)
         rho = df.apply(lambda r: spearman(list(r.index), r.to_numpy()), axis=1)
         parts[panel] = _dir(rho, "negative")
@@ -547,7 +547,7 @@ def loss_u_shape_at_small_eps(tables, params):
             parts[panel] = not_evaluated(f"{panel}: fewer than 3 T values")
             continue
         lw = pd.DataFrame(_log10(w), index=w.index, columns=w.columns).fillna(9.0)
-        eff = np.minimum(lw.iloc[:, 0], lw.iloc[:, -1]) - lw.min(1)
+        eff = np.minimum(lw.iloc[:, 0], lw.iloc[:, -1]) - lw.min(axis=1)
         parts[panel] = direction(eff, expect="positive")
     return combine(parts)
 
@@ -622,7 +622,7 @@ def accuracy_rise_fall_large_lambda(tables, params):
 
 def _mean_log_fair(t, letter, lam):
     w = _wide(t, panel=letter, series=_lk(lam), metric="fairness")
-    return pd.DataFrame(_log10(w), index=w.index).fillna(9.0).mean(1)
+    return pd.DataFrame(_log10(w), index=w.index).fillna(9.0).mean(axis=1)
 
 
 @CLAIMS.claim("11.a", figures="fig6", kind="direction",
@@ -653,7 +653,7 @@ def fairness_best_at_01(tables, params):
     if 0.1 not in [float(l) for l in params["fig6_lambdas"]]:
         raise MissingData("lambda = 0.1 not in fig6_lambdas")
     others = pd.DataFrame({l: _mean_log_fair(t, "b", l) for l in params["fig6_lambdas"] if float(l) != 0.1})
-    return direction(others.min(1) - _mean_log_fair(t, "b", 0.1), expect="positive")
+    return direction(others.min(axis=1) - _mean_log_fair(t, "b", 0.1), expect="positive")
 
 
 @CLAIMS.claim("12", figures="fig6", kind="direction",
@@ -678,12 +678,12 @@ def _phase_parts(tables, params, phase):
         n = next(iter(acc.values())).shape[1]
         q = max(1, int(math.ceil(n / 4)))
         sl = slice(n - q, n) if phase == "late" else slice(0, q)
-        a = pd.DataFrame({l: w.iloc[:, sl].mean(1) for l, w in acc.items()})
-        f = pd.DataFrame({l: pd.DataFrame(_log10(w.iloc[:, sl]), index=w.index).fillna(9.0).mean(1) for l, w in fair.items()})
+        a = pd.DataFrame({l: w.iloc[:, sl].mean(axis=1) for l, w in acc.items()})
+        f = pd.DataFrame({l: pd.DataFrame(_log10(w.iloc[:, sl]), index=w.index).fillna(9.0).mean(axis=1) for l, w in fair.items()})
         best = [0.0] if phase == "late" else [l for l in params["fig6_lambdas"] if l in (1.0, 2.0)]
         rest = [l for l in params["fig6_lambdas"] if l not in best]
-        parts[f"{panel}/accuracy"] = direction(a[best].max(1) - a[rest].max(1), expect="positive")
-        parts[f"{panel}/fairness"] = direction(f[rest].min(1) - f[best].min(1), expect="positive")
+        parts[f"{panel}/accuracy"] = direction(a[best].max(axis=1) - a[rest].max(axis=1), expect="positive")
+        parts[f"{panel}/fairness"] = direction(f[rest].min(axis=1) - f[best].min(axis=1), expect="positive")
     if not parts:
         raise MissingData("no CNN panel in Fig. 6")
     return combine(parts)
@@ -815,7 +815,7 @@ def loss_falls_with_lambda(tables, params):
     t = _fig7_loss(tables)
     w = _nan_worst(t.pivot_table(index=["seed", "T"], columns="lam", values="value", aggfunc="mean"), np.inf)
     rho = w.apply(lambda r: spearman(list(r.index), r.to_numpy()), axis=1).unstack("T")
-    return _dir(rho.mean(1), "positive")
+    return _dir(rho.mean(axis=1), "positive")
 
 
 @CLAIMS.claim("15.b", figures="fig7", kind="direction",
@@ -945,7 +945,7 @@ def bound_has_interior_minimum(tables, params):
         w = _wide(d)
         h0 = w[0.0]
         rest = w.drop(columns=[0.0])
-        eff = np.log10(h0) - np.log10(rest.min(1))
+        eff = np.log10(h0) - np.log10(rest.min(axis=1))
         interior = rest.idxmin(axis=1) < rest.columns.max()
         parts[panel] = direction(eff.where(interior, np.minimum(eff, 0.0)), expect="positive")
     return combine(parts)

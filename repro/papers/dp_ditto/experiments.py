@@ -53,8 +53,8 @@ def common_params(params: dict, panel: str) -> dict:
     """The parameters every training of ``panel`` shares (data, model, learning rate)."""
     model, dataset = panel_model_dataset(params, panel)
     out = {k: params[k] for k in DATA_KEYS}
-    if model == "cnn":  # the CNN is the costliest model: its own sample counts (null = as the other panels)
-        for k in ("train_per_client", "test_per_client"):
+    if model == "cnn":  # the CNN is the costliest model: its own sample counts and batch (null = as the others)
+        for k in ("train_per_client", "test_per_client", "batch_size"):
             if params[f"cnn_{k}"] is not None:
                 out[k] = params[f"cnn_{k}"]
     out.update(panel=panel, model=model, dataset=dataset, lr=float(params["lr"][model]))

@@ -156,6 +156,7 @@ def _fig1(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
 FIG2_SOURCES = {"mlr_mnist": "measured on MLR / MNIST", "dnn_mnist": "measured on DNN / MNIST",
                 "cnn_fashion_mnist": "measured on CNN / FMNIST", "illustrative": "illustrative constants (not measured)"}
 CONSTANT_NAMES = ("mu", "smooth", "g0", "m_gap", "psi1", "psi2", "dim", "num_samples", "eta_g")
+VIOLATION_TEXT = {"mu": "mu <= (2 - 2 lambda)/(2 - lambda)", "eta_G": "eta_G > 2/L", "lambda": "lambda outside [0, 2]"}
 
 
 def _fig2(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
@@ -163,7 +164,7 @@ def _fig2(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     first = runs[0][2]
     sources = list(first["measured"]) + ["illustrative"]
     rows = []
-    f, axes = subplots(1, len(sources), width=4.3, height=3.7)
+    f, axes = subplots(1, len(sources), width=4.3, height=4.4)
     for i, src in enumerate(sources):
         ax = axes[0, i]
         ax.set_title(f"({LETTERS[i]}) {FIG2_SOURCES.get(src, src)}", fontsize=9)
@@ -204,15 +205,14 @@ def _fig2(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
         c = cur["constants"]
         if cur["T_star"] <= T.max():
             ax.axvline(cur["T_star"], color="C3", ls=":", label=f"T* = {cur['T_star']}" + (" (seed 0)" if len(per_seed) > 1 else ""))
-        txt = (("seed 0: " if len(per_seed) > 1 else "") + f"mu={c['mu']:.3g}, L={c['smooth']:.3g}, G0={c['g0']:.3g}\n"
+        txt = (("seed 0: " if len(per_seed) > 1 else "") + f"mu={c['mu']:.3g}, L={c['smooth']:.3g}, G0={c['g0']:.3g}, "
                f"M={c['m_gap']:.3g}, Psi1={c['psi1']:.3g}, Psi2={c['psi2']:.3g}, d={c['dim']}\n"
                f"eps_L={cur['eps_l']:.5f}, eps_G={cur['eps_g']:.5f}, T*={cur['T_star']}")
         if cur["violations"]:
-            txt += "\nAssumption 1 violated: " + "; ".join(v.split(" ")[0] for v in cur["violations"])
+            txt += "\nAssumption 1 violated: " + "; ".join(VIOLATION_TEXT.get(v.split("=")[0], v) for v in cur["violations"])
         if cur.get("h_low") is None:
-            txt += "\nh_Low, T' undefined (need eps_L, eps_G < 1)"
-        ax.text(0.02, 0.02, txt, transform=ax.transAxes, fontsize=6.5, va="bottom",
-                bbox=dict(facecolor="white", edgecolor="#999", alpha=0.9))
+            txt += "\nh_Low and T' undefined (they need eps_L, eps_G < 1)"
+        ax.text(0.0, -0.2, txt, transform=ax.transAxes, fontsize=6.8, va="top")
         ax.legend(fontsize=7, loc="upper right")
     axes[0, 0].set_ylabel("bound on E||varpi - varpi*||^2")
     cap = ctx.params["fig2"]["caption"]

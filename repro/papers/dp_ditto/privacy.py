@@ -84,4 +84,4 @@ def figure_note(certs_by_eps: dict[float, dict[str, Certificate]]) -> str:
                      f"{short(c['clip'].certified_epsilon)} with Delta s = 2C")
     if not parts:
         return ""
-    return "Privacy (RDP, T uploads per client, delta as shown): " + "; ".join(parts)
+    return "Privacy (RDP accountant, T uploads per client): " + ";\n".join(parts)

@@ -31,8 +31,9 @@ def test_quick_keeps_the_paper_noise_and_lambda_star():
     quick, paper = load_params("dp_ditto", "quick"), load_params("dp_ditto", "paper")
     assert quick["dp_sample_size"] == "split"  # sigma_u from the paper profile's |D_n|
     for key in ("clip", "delta", "fig3_epsilon", "fig4_epsilon", "fig3_lambda", "fig4_lambda", "fig5_lambda", "num_clients",
-                "fig7_clip", "fig7_epsilon", "fig5_epsilons", "fig6_lambdas", "batch_size", "local_epochs"):
+                "fig7_clip", "fig7_epsilon", "fig6_lambdas", "local_epochs"):
         assert quick[key] == paper[key], key
+    assert set(quick["fig5_epsilons"]) <= set(paper["fig5_epsilons"])
 
 
 def test_jobs_are_shared_and_merged():
@@ -79,3 +80,20 @@ def test_validate_refuses_inconsistent_keys():
         validate({**params, "fig6_panels": ["dnn_mnist", "mlr_mnist"], "fig6_T": {"dnn_mnist": 2}})
     with pytest.raises(ConfigError, match="tuning"):
         validate({**params, "tuning": {**params["tuning"], "grids": {"fedamp": {"nope": [1]}}}})
+
+
+def test_baselines_use_the_best_value_of_the_regenerated_tuning_sweep():
+    """The hyper-parameters the baselines run with are the best mean validation accuracy of the quick tuning
+    sweep (README D32); skipped until the quick profile has been regenerated."""
+    from repro import paths
+    from repro.results import read_tidy_csv
+
+    path = paths.figures_dir("quick", "dp_ditto") / f"{TUNING_ID}.csv"
+    if not path.exists():
+        pytest.skip("quick profile not regenerated")
+    t = read_tidy_csv(path)
+    params = load_params("dp_ditto", "quick")
+    plan = build_plan(params)
+    for (algo, name), g in t[t["metric"] == "val_accuracy"].groupby(["panel", "series"]):
+        means = g.groupby("x")["value"].mean()
+        assert float(plan.hyper(algo, params["tuning"]["panel"])[name]) == pytest.approx(float(means.idxmax())), (algo, name, means)
