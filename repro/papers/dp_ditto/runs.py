@@ -273,11 +273,4 @@ def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
 # (experiments.TASKS): fn(spec, ctx) -> JSON-able dict
 
 
-def fig2(spec: RunSpec, ctx: RunContext) -> dict:
-    """Fig. 2: Theorem 1's bound with constants estimated from training (and the illustrative set)."""
-    from repro.papers.dp_ditto.analytic import fig2_curves
-
-    return fig2_curves(spec, ctx)
-
-
 batch = run_batch  # ditto_batch and baseline_batch
