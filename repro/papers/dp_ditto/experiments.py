@@ -328,7 +328,7 @@ def figures(params: dict) -> list[FigureSpec]:
 
 #: run task -> the function in runs.py that does it
 TASKS = {
-    "fig2": Task("repro.papers.dp_ditto.runs:fig2", gpu=True),
+    "fig2": Task("repro.papers.dp_ditto.analytic:fig2_curves", gpu=True),
     "ditto_batch": Task("repro.papers.dp_ditto.runs:batch", gpu=True),
     "baseline_batch": Task("repro.papers.dp_ditto.runs:batch", gpu=True),
 }

@@ -6,7 +6,8 @@ import math
 import pytest
 import torch
 
-from repro.algorithms.ditto import DPUpload, Ditto, PFLSetup
+from repro.algorithms.base import FLSetup, dp_upload
+from repro.algorithms.ditto import Ditto
 from repro.algorithms.fedamp import FedAMP, attention_scale, attention_weights, squared_distances
 from repro.engine.data import ClientData
 from repro.engine.rng import RngStreams
@@ -65,11 +66,11 @@ def _setup(n=6, per=8, upload=None, seed=0):
     model = build_model("mlr", in_features=5, num_classes=2)
     streams = RngStreams(seed)
     kw = {"upload": upload} if upload is not None else {}
-    return PFLSetup(model=model, train=train, streams=streams, lr=0.1, batch_size=4, **kw), model, streams
+    return FLSetup(model=model, train=train, streams=streams, lr=0.1, batch_size=4, **kw), model, streams
 
 
 def test_fedamp_cloud_model_uses_the_clients_own_clean_model():
-    setup, model, streams = _setup(upload=lambda m, s, t: m + 50.0)  # a grossly noisy link
+    setup, model, streams = _setup(upload=lambda m, link: m + 50.0)  # a grossly noisy link
     amp = FedAMP(setup, alpha_k=0.1, sigma=0.3, scale="median")
     state = amp.init(model.init(streams.torch("init"))[0])
     state = amp.round(state, 0)
@@ -103,7 +104,7 @@ def test_ditto_personal_step_is_eq34():
 def test_ditto_lambda0_models_ignore_the_dp_noise():
     def run(sigma):
         setup, model, streams = _setup()
-        setup.upload = DPUpload(20.0 if sigma else None, sigma, setup.num_clients, streams)
+        setup.upload = dp_upload(20.0 if sigma else None, sigma)
         ditto = Ditto(setup, [0.0, 0.5])
         state = ditto.init(model.init(streams.torch("init"))[0])
         for t in range(3):
