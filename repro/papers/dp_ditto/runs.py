@@ -258,6 +258,7 @@ def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
     task = {"ditto_batch": "ditto", "baseline_batch": "baseline"}[spec.task]
     common = {k: v for k, v in spec.params.items() if k != "jobs"}
     out, t0 = {}, time.perf_counter()
+    total_rounds, done_rounds = sum(int(j["T"]) for j in spec.params["jobs"]), 0
     for job in spec.params["jobs"]:
         p = dict(common)
         p.update({k: v for k, v in job.items() if k != "key"})
@@ -265,7 +266,8 @@ def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
         if res.get("status") != "ok":
             return res
         out[job["key"]] = res
-        ctx.log(f"job {job['key']} done ({res['train_seconds']:.1f}s; batch {time.perf_counter() - t0:.1f}s)")
+        done_rounds += int(job["T"])
+        ctx.progress(done_rounds, total_rounds, f"job {job['key']} done ({res['train_seconds']:.1f}s); rounds of the batch")
     return {"status": "ok", "task": spec.task, "jobs": out}
 
 
