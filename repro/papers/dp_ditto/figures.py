@@ -300,8 +300,10 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
             d = df[(df["panel"] == letter) & (df["metric"] == metric)]
             plot_series(ax, d, order, METHOD_STYLE, logy=metric == "fairness")
             if k == 0 and panel in pulls:
-                ax.text(0.02, 0.02, f"lambda*={lam:g}: pull per round {100 * pulls[panel]:.2g} %", transform=ax.transAxes,
-                        fontsize=7, color="C3")
+                same = _coincide(d[d["series"].isin(["DP-Ditto", "DP-FedAMP", LOCAL])], LOCAL)
+                ax.text(0.02, 0.02, f"lambda*={lam:g}: pull per round {100 * pulls[panel]:.2g} %"
+                        + (f"\n{' and '.join(same)} on local training (< {100 * COINCIDE_RTOL:g} % apart)" if same else ""),
+                        transform=ax.transAxes, fontsize=7, color="C3")
             if k == 1:
                 _legend_outside(ax)
     cert = pv.figure_note(_certs(jobs, float(p["delta"])))
