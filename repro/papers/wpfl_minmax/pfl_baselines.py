@@ -26,7 +26,7 @@ import torch
 
 from repro.algorithms.ditto import PFLSetup
 from repro.papers.wpfl_minmax import codec
-from repro.papers.wpfl_minmax.training import (
+from repro.papers.wpfl_minmax.loop import (
     ClientLog, RoundInfo, Series, accuracy_now, batch_sizes, final_metrics, rounds, step_plan_of)
 from repro.papers.wpfl_minmax.uplink import clip_rows, downlink, mechanism_sigma, quantize_global, transmit_uplink
 from repro.wireless.qam import bit_error_pattern, flip_bits
