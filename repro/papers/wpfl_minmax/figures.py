@@ -16,16 +16,18 @@ from repro.stats import mean_interval
 
 LABELS = {"S1": "Proposed", "S2": "Gaussian", "S3": "MA", "S4": "Dithering", "S5": "Perfect Gaussian",
           "S6": "WPFL without DP", "S7": "Proposed (error-free)", "S8": "Round-Robin", "S9": "Random",
-          "S10": "Non-Adjustment", "S11": "pFedMe", "S12": "APPLE", "S13": "FedAMP", "S14": "FedALA"}
+          "S10": "Non-Adjustment", "S11": "pFedMe", "S12": "APPLE", "S13": "FedAMP", "S14": "FedALA",
+          "S15": "FedAMP (anchor only)"}
 STYLE = {"S1": ("tab:red", "o"), "S2": ("tab:blue", "s"), "S3": ("tab:green", "^"), "S4": ("tab:purple", "v"),
          "S5": ("tab:orange", "D"), "S6": ("tab:gray", "x"), "S7": ("k", "*"), "S8": ("tab:blue", "s"),
          "S9": ("tab:green", "^"), "S10": ("tab:purple", "v"), "S11": ("tab:blue", "s"), "S12": ("tab:green", "^"),
-         "S13": ("tab:purple", "v"), "S14": ("tab:orange", "D")}
+         "S13": ("tab:purple", "v"), "S14": ("tab:orange", "D"),
+         "S15": ("tab:pink", "<")}
 FIG_SERIES = {"fig2": ["S1", "S2", "S3", "S4", "S5", "S6"], "fig3": ["S1", "S7", "S8", "S9", "S10"],
               "fig4": ["S1", "S7", "S8", "S9", "S10"], "fig5": ["S1", "S11", "S12", "S13", "S14"],
-              "fig6": ["S1", "S11", "S12", "S13", "S14"], "fig7": ["S1", "S11", "S12", "S13", "S14"]}
+              "fig6": ["S1", "S11", "S12", "S13", "S14", "S15"], "fig7": ["S1", "S11", "S12", "S13", "S14", "S15"]}
 SERIES_GROUP = {"S1": "proposed", **{s: "mech" for s in ("S2", "S3", "S4", "S5", "S6")},
-                **{s: "sched" for s in ("S7", "S8", "S9", "S10")}, **{s: "pfl" for s in ("S11", "S12", "S13", "S14")}}
+                **{s: "sched" for s in ("S7", "S8", "S9", "S10")}, **{s: "pfl" for s in ("S11", "S12", "S13", "S14", "S15")}}
 LETTERS = "abcdefghijklmnop"
 #: series trained at the paper's fixed learning rate (swept only for the tuning table)
 FIXED_RATE = ("S8", "S9", "S10")
@@ -126,7 +128,7 @@ def _vs_t0(fig, results, ctx, metrics):
                 label = runs.label(cfg, s) + (f" [diverged: {sum(bad)} clients in {sum(b > 0 for b in bad)} of {len(bad)} runs]"
                                               if sum(bad) else "")
                 col, mk = STYLE[s]
-                _band(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s == "S7"),
+                _band(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s in ("S7", "S15")),
                       bounds=BOUNDS.get(metric, (-np.inf, np.inf)), offset=0.25 * (series.index(s) - (len(series) - 1) / 2))
                 ax.set_xticks(sorted({*ax.get_xticks(), *t0s}) if len(t0s) > 1 else t0s)
                 drawn += 1
@@ -135,6 +137,9 @@ def _vs_t0(fig, results, ctx, metrics):
                         v = summ.get(metric)
                         rows.append(dict(figure=fig.fig_id, panel=cfg, series=LABELS[s], x=t, metric=metric,
                                          value=np.nan if v is None else v, seed=seed, run_id=rid))
+                        if metric == "accuracy" and summ.get("global_accuracy") is not None:  # the FL model (CSV only)
+                            rows.append(dict(figure=fig.fig_id, panel=cfg, series=LABELS[s], x=t, metric="global_accuracy",
+                                             value=summ["global_accuracy"], seed=seed, run_id=rid))
             absent = [s for s in series if s not in avail]
             if not drawn:
                 mark_unavailable(ax, runs.reason(cfg, series))

@@ -118,6 +118,35 @@ def _apple(setup, link: RoundLink, total_rounds: int):
     return WirelessApple(setup, total_rounds=total_rounds)
 
 
+def _fedamp_anchor(setup):
+    """FedAMP deployed as PFLlib deploys it (README, FedAMP): the client keeps training its own model w_i and
+    uses the cloud model u_i only as the proximal anchor; the shared FedAMP restarts local SGD from u_i (the
+    incremental-proximal step of its paper). Same attention, message and defaults otherwise."""
+    from repro.algorithms.fedamp import FedAMP, FedAMPState, attention_weights
+    from repro.engine.train import local_sgd
+
+    class AnchorFedAMP(FedAMP):
+        name = "fedamp_anchor"
+
+        def round(self, state, t, clients=None):
+            s = self.setup
+            S = s.clients_or_all(clients)
+            cloud = self.cloud_models(state, S, t)
+            w = local_sgd(s.model, state.personal[S], s.train, s.plan(t), lr=s.lr, mu=self.prox, anchor=cloud, row_client=S)
+            received = state.received.clone()
+            received[S] = s.upload(w, S, t).to(received.dtype)
+            xi, over = attention_weights(received, self.alpha_k, self.sigma, self.scale)
+            personal = state.personal.clone()
+            personal[S] = w
+            info = {**state.info, "rescaled_rows": state.info.get("rescaled_rows", 0) + over,
+                    "rounds": state.info.get("rounds", 0) + 1, "xi_sum": state.info["xi_sum"] + xi.cpu()}
+            info["self_weight_sum"] = state.info.get("self_weight_sum", 0.0) + float(xi.diag().mean())
+            info["mean_self_weight"] = info["self_weight_sum"] / info["rounds"]
+            return FedAMPState(personal, received, xi, info)
+
+    return AnchorFedAMP(setup)
+
+
 def build_algorithm(env, spec: Series, setup: WirelessPFLSetup, link: RoundLink, t0: int):
     from repro.algorithms.fedala import FedALA
     from repro.algorithms.fedamp import FedAMP
@@ -130,9 +159,11 @@ def build_algorithm(env, spec: Series, setup: WirelessPFLSetup, link: RoundLink,
         return _apple(setup, link, int(p["round_cap_factor"]) * t0)
     if spec.algorithm == "fedamp":
         return FedAMP(setup)
+    if spec.algorithm == "fedamp_anchor":
+        return _fedamp_anchor(setup)
     if spec.algorithm == "fedala":
         return FedALA(setup, start_phase_max_epochs=10, slice_batches=p["fedala_slice_batches"])
-    raise ValueError(f"unknown PFL algorithm {spec.algorithm!r}; allowed: pfedme, apple, fedamp, fedala")
+    raise ValueError(f"unknown PFL algorithm {spec.algorithm!r}; allowed: pfedme, apple, fedamp, fedamp_anchor, fedala")
 
 
 def run_pfl(env, spec: Series, t0: int, *, lr: float | None, eval_every: int | None) -> dict:

@@ -46,13 +46,14 @@ SERIES = {
     "S12": Series("APPLE", "proposed", "km", "fixed", algorithm="apple"),
     "S13": Series("FedAMP", "proposed", "km", "fixed", algorithm="fedamp"),
     "S14": Series("FedALA", "proposed", "km", "fixed", algorithm="fedala"),
+    "S15": Series("FedAMP (anchor only)", "proposed", "km", "fixed", algorithm="fedamp_anchor"),
 }
 GROUPS = {"proposed": ["S1"], "mech": ["S2", "S3", "S4", "S5", "S6"], "sched": ["S7", "S8", "S9", "S10"],
-          "pfl": ["S11", "S12", "S13", "S14"]}
+          "pfl": ["S11", "S12", "S13", "S14", "S15"]}
 #: series the learning-rate sweep scores (the others follow their own rule: P5 / P7)
-TUNED = ("S8", "S9", "S10", "S11", "S12", "S13", "S14")
+TUNED = ("S8", "S9", "S10", "S11", "S12", "S13", "S14", "S15")
 #: series that train at the swept rate; the schedulers S8-S10 train at the paper's fixed default_lr (Sec. VII)
-TUNED_APPLIED = ("S11", "S12", "S13", "S14")
+TUNED_APPLIED = ("S11", "S12", "S13", "S14", "S15")
 
 
 # ---- dispatch ------------------------------------------------------------------------------------
