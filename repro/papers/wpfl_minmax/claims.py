@@ -160,6 +160,46 @@ def _judge_all(diffs: dict, expect="positive", reason: str = ""):
     return ev.but(details={**ev.details, "part_level": round(level, 6)})
 
 
+def _with_cnn(*figs):
+    """Counterfactual set-up for a CNN claim when the profile ran no CNN configuration: the first configuration's
+    rows of ``figs`` copied as CNN-FMNIST rows (the edit that follows sets their values)."""
+    def prep(t):
+        out = dict(t)
+        for fig in figs:
+            d = need(t, fig)
+            panels = d["panel"].astype(str)
+            if "cnn_fmnist" in set(panels):
+                continue
+            extra = d[panels == panels.iloc[0]].copy()
+            extra["panel"] = "cnn_fmnist"
+            out[fig] = pd.concat([d.assign(panel=panels), extra], ignore_index=True)
+        return out
+    return prep
+
+
+def _with_levels(*figs, n: int = 3):
+    """Counterfactual set-up for a trend over T0 when the profile ran fewer than ``n`` T0 values: the rows of the
+    largest T0 copied at T0 + 5, + 10, ... (the edit that follows sets their values)."""
+    def prep(t):
+        out = dict(t)
+        for fig in figs:
+            d = need(t, fig)
+            d = d.assign(x=pd.to_numeric(d["x"], errors="coerce"))
+            extra = []
+            for _, g in d.groupby(d["panel"].astype(str)):
+                xs = sorted(g["x"].dropna().unique())
+                for i in range(max(0, n - len(xs))):
+                    extra.append(g[g["x"] == xs[-1]].assign(x=xs[-1] + 5 * (i + 1)))
+            out[fig] = pd.concat([d, *extra], ignore_index=True) if extra else d
+        return out
+    return prep
+
+
+def _after(prep, cf):
+    """A counterfactual applied after a set-up step (``_with_cnn``, ``_with_levels``)."""
+    return lambda t, p: cf(prep(t), p)
+
+
 def _set(tables, fig, metric, values: dict):
     """Counterfactual: every row of ``metric`` of the named series set to a constant."""
     out = tables
@@ -207,8 +247,8 @@ def _order_cf(fig, metric, a, others, a_wins: bool):
                          "(Abstract, Sec. I, Sec. VII-3, Sec. VIII)",
               tests="per seed, min over T0 and CNN configurations of (acc_P - acc_best) / acc_best, best of Round-Robin, "
                     "Random, Non-Adjustment; against 0.8708 +- 25 %",
-              refute=_gain_refute("fig3", "accuracy", SCHEDULERS),
-              support=_gain_support("fig3", "accuracy", SCHEDULERS, 0.8708))
+              refute=_after(_with_cnn("fig3"), _gain_refute("fig3", "accuracy", SCHEDULERS)),
+              support=_after(_with_cnn("fig3"), _gain_support("fig3", "accuracy", SCHEDULERS, 0.8708)))
 def scheduling_accuracy_gain_cnn(tables, params):
     vals, det = _at_least(tables, "fig3", CNN, SCHEDULERS, "accuracy")
     return number(vals, 0.8708, rtol=GAIN_RTOL, details=det)
@@ -261,8 +301,8 @@ def scheduling_accuracy_ordering(tables, params):
                          "clients under the CNN model' (Abstract, Sec. VII-3)",
               tests="per seed, min over T0 and CNN configurations of (L_best - L_P) / L_best, max PL test loss, best of the "
                     "three scheduler baselines; against 0.1621 +- 25 %",
-              refute=_gain_refute("fig4", "max_test_loss", SCHEDULERS),
-              support=_gain_support("fig4", "max_test_loss", SCHEDULERS, 0.1621))
+              refute=_after(_with_cnn("fig4"), _gain_refute("fig4", "max_test_loss", SCHEDULERS)),
+              support=_after(_with_cnn("fig4"), _gain_support("fig4", "max_test_loss", SCHEDULERS, 0.1621)))
 def scheduling_max_loss_gain_cnn(tables, params):
     vals, det = _at_least(tables, "fig4", CNN, SCHEDULERS, "max_test_loss")
     return number(vals, 0.1621, rtol=LOSS_RTOL, details=det)
@@ -283,8 +323,8 @@ def scheduling_max_loss_gain_dnn_mlr(tables, params):
                          "in fairness (Jain's index)' (Sec. VII-3, Abstract)",
               tests="per seed, min over T0 and CNN configurations of (J_P - J_best) / J_best, Jain's index of the PL "
                     "training losses, best of the three scheduler baselines; against 0.3837 +- 25 %",
-              refute=_gain_refute("fig4", "jain", SCHEDULERS),
-              support=_gain_support("fig4", "jain", SCHEDULERS, 0.3837))
+              refute=_after(_with_cnn("fig4"), _gain_refute("fig4", "jain", SCHEDULERS)),
+              support=_after(_with_cnn("fig4"), _gain_support("fig4", "jain", SCHEDULERS, 0.3837)))
 def scheduling_fairness_gain_cnn(tables, params):
     vals, det = _at_least(tables, "fig4", CNN, SCHEDULERS, "jain")
     return number(vals, 0.3837, rtol=GAIN_RTOL, details=det)
@@ -377,7 +417,8 @@ def _peak_cf(fig, metric, series, peaked: bool, higher_is_peak=True):
                          "policy' (Sec. VII-3; also Sec. VII-2 for Fig. 2)",
               tests="per configuration with >= 3 T0 values, per seed, max over interior T0 of acc_P minus the larger "
                     "endpoint value > 0",
-              refute=_peak_cf("fig3", "accuracy", P, peaked=False), support=_peak_cf("fig3", "accuracy", P, peaked=True))
+              refute=_after(_with_levels("fig3"), _peak_cf("fig3", "accuracy", P, peaked=False)),
+              support=_after(_with_levels("fig3"), _peak_cf("fig3", "accuracy", P, peaked=True)))
 def accuracy_rises_then_falls(tables, params):
     return _peak_effect(tables, "fig3", P, "accuracy", higher_is_peak=True)
 
@@ -387,8 +428,8 @@ def accuracy_rises_then_falls(tables, params):
                          "under the proposed policy (Sec. VII-3)",
               tests="per configuration with >= 3 T0 values, per seed, the larger endpoint minus the min over interior T0 of "
                     "the max test loss > 0",
-              refute=_peak_cf("fig4", "max_test_loss", P, peaked=False, higher_is_peak=True),
-              support=_peak_cf("fig4", "max_test_loss", P, peaked=True, higher_is_peak=False))
+              refute=_after(_with_levels("fig4"), _peak_cf("fig4", "max_test_loss", P, peaked=False, higher_is_peak=True)),
+              support=_after(_with_levels("fig4"), _peak_cf("fig4", "max_test_loss", P, peaked=True, higher_is_peak=False)))
 def max_loss_falls_then_rises(tables, params):
     return _peak_effect(tables, "fig4", P, "max_test_loss", higher_is_peak=False)
 
@@ -901,10 +942,10 @@ def _drop(g: pd.DataFrame) -> pd.Series:
               tests="per configuration with >= 3 T0 values and baseline, per seed, drop_P - drop_b > 0 where drop = "
                     "acc(largest T0) - max over T0 of acc; every part (Bonferroni); a part where neither deteriorates is "
                     "not evaluated",
-              refute=lambda t, p: (_peak_cf("fig6", "accuracy", P, peaked=True)(
-                  *_peak_cf("fig6", "accuracy", ["APPLE", "FedAMP", "FedALA"], peaked=False)(t, p))),
-              support=lambda t, p: (_peak_cf("fig6", "accuracy", P, peaked=False)(
-                  *_peak_cf("fig6", "accuracy", ["APPLE", "FedAMP", "FedALA"], peaked=True)(t, p))))
+              refute=_after(_with_levels("fig6"), lambda t, p: (_peak_cf("fig6", "accuracy", P, peaked=True)(
+                  *_peak_cf("fig6", "accuracy", ["APPLE", "FedAMP", "FedALA"], peaked=False)(t, p)))),
+              support=_after(_with_levels("fig6"), lambda t, p: (_peak_cf("fig6", "accuracy", P, peaked=False)(
+                  *_peak_cf("fig6", "accuracy", ["APPLE", "FedAMP", "FedALA"], peaked=True)(t, p)))))
 def baselines_deteriorate_faster(tables, params):
     t = need(tables, "fig6", metric="accuracy")
     parts = {}
@@ -951,10 +992,10 @@ def pfl_fairness_pattern(tables, params):
                          "degrade as T0 grows, especially for the DNN models on the MNIST dataset and the CNN model' (Sec. VII-4)",
               tests="Proposed, per configuration with >= 3 T0 values, per seed: the best interior accuracy minus the better "
                     "endpoint > 0 (Fig. 6) and the larger endpoint minus the smallest interior max test loss > 0 (Fig. 7)",
-              refute=lambda t, p: _peak_cf("fig6", "accuracy", P, peaked=False)(
-                  *_peak_cf("fig7", "max_test_loss", P, peaked=False, higher_is_peak=True)(t, p)),
-              support=lambda t, p: _peak_cf("fig6", "accuracy", P, peaked=True)(
-                  *_peak_cf("fig7", "max_test_loss", P, peaked=True, higher_is_peak=False)(t, p)))
+              refute=_after(_with_levels("fig6", "fig7"), lambda t, p: _peak_cf("fig6", "accuracy", P, peaked=False)(
+                  *_peak_cf("fig7", "max_test_loss", P, peaked=False, higher_is_peak=True)(t, p))),
+              support=_after(_with_levels("fig6", "fig7"), lambda t, p: _peak_cf("fig6", "accuracy", P, peaked=True)(
+                  *_peak_cf("fig7", "max_test_loss", P, peaked=True, higher_is_peak=False)(t, p))))
 def pfl_figures_improve_then_degrade(tables, params):
     return combine({"accuracy (Fig. 6)": _peak_effect(tables, "fig6", P, "accuracy", higher_is_peak=True),
                     "max test loss (Fig. 7)": _peak_effect(tables, "fig7", P, "max_test_loss", higher_is_peak=False)})
