@@ -130,7 +130,9 @@ def _vs_t0(fig, results, ctx, metrics):
                 col, mk = STYLE[s]
                 _band(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s in ("S7", "S15")),
                       bounds=BOUNDS.get(metric, (-np.inf, np.inf)), offset=0.25 * (series.index(s) - (len(series) - 1) / 2))
-                ax.set_xticks(sorted({*ax.get_xticks(), *t0s}) if len(t0s) > 1 else t0s)
+                ax.set_xticks(t0s)
+                if len(t0s) == 1:  # one T0: points side by side (offsets), not a line
+                    ax.set_xlim(t0s[0] - 1, t0s[0] + 1)
                 drawn += 1
                 for t in t0s:
                     for summ, rid, seed in avail[s][t]:
