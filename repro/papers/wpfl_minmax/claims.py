@@ -769,7 +769,7 @@ def certified_epsilon_of_table2_noise(tables, params):
                            {f"{r.panel} T0={int(float(r.x))}": float(f"{r.value:.4g}") for r in alt.itertuples()}})
 
 
-@CLAIMS.claim("C41", figures="privacy", kind="exact",
+@CLAIMS.claim("C41", figures="table2", kind="exact",
               paper_says="Theorem 1 (eq. (23)): with the sample present with probability q in a release, the quantization-"
                          "assisted Gaussian mechanism is (eps_Q, delta_Q)-DP over T0 uploads (Sec. IV)",
               tests="the exact hockey-stick delta of ONE release of (22) in the worst-case coordinate (u = +C vs -C), with "
@@ -1032,7 +1032,7 @@ def delta_decreasing_in_sigma(tables, params):
     return exact_holds(ok)
 
 
-@CLAIMS.claim("C34", figures="p7", kind="exact",
+@CLAIMS.claim("C34", figures=["p7", "table1"], kind="exact",
               paper_says="Sec. V-B: 'Psi increases with eta_P, and first increases and then decreases with lambda'; eps_P "
                          "decreases with lambda when mu < 2",
               tests="signs of the differences of (30a), (30b) on grids eta in [0.001, 0.5], lambda in [1e-4, 2]; the "
@@ -1055,7 +1055,7 @@ def psi_and_eps_monotonicity(tables, params):
                                 "Psi in lambda": shape})
 
 
-@CLAIMS.claim("C35", figures="p7", kind="exact",
+@CLAIMS.claim("C35", figures=["p7", "table1"], kind="exact",
               paper_says="Theorem 5: Phi is convex in eta_P on Omega0 and Omega1; P5 has the closed form "
                          "eta_F = mu / (2 (1 + phi1) L^2); (37)-(38) give lambda(eta) and the feasible set",
               tests="second differences of Phi(eta, lambda(eta)) >= -1e-9 |Phi| on 2,000-point grids of both intervals for "
@@ -1084,7 +1084,7 @@ def theorem5_and_closed_forms(tables, params):
     return exact_holds(ok)
 
 
-@CLAIMS.claim("C36", figures="channel", kind="exact",
+@CLAIMS.claim("C36", figures=["channel", "table1"], kind="exact",
               paper_says="Sec. VI-B: 'the element error probability rho decreases' with the transmit power, so full power "
                          "P_th is optimal in P2; P3 'can be optimally solved using the KM algorithm'",
               tests="rho of (13)-(14) non-increasing in P for 200 random gains; KM's total cost equals brute force on 200 "
