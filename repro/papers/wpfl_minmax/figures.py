@@ -104,6 +104,17 @@ def _band(ax, xs, per_x, colour, marker, label, dashed=False, bounds=(-np.inf, n
             ax.fill_between(xs, lo, hi, color=colour, alpha=0.15, lw=0)
 
 
+def _seeds(ax, xs, per_x, colour, marker, label, dashed=False, offset=0.0):
+    """Every seed's value (small points) and the geometric mean over seeds (line; points side by side when
+    there is one x): for the heavy-tailed max test loss, where a 3-seed t-interval says nothing."""
+    x = np.asarray(xs, float) + (offset if len(xs) == 1 else 0.0)
+    gm = np.array([np.exp(np.mean(np.log(v))) if len(v) and np.all(np.isfinite(v)) and np.all(v > 0) else np.nan
+                   for v in per_x])
+    ax.plot(x, gm, color=colour, marker=marker, label=label, ls="none" if len(xs) == 1 else ("--" if dashed else "-"))
+    for xi, v in zip(x, per_x):
+        ax.plot(np.full(len(v), xi), v, ".", color=colour, ms=3, alpha=0.6)
+
+
 def _vs_t0(fig, results, ctx, metrics):
     runs = Runs(fig, results, ctx.params)
     configs = ctx.params["configs"]
@@ -128,8 +139,12 @@ def _vs_t0(fig, results, ctx, metrics):
                 label = runs.label(cfg, s) + (f" [diverged: {sum(bad)} clients in {sum(b > 0 for b in bad)} of {len(bad)} runs]"
                                               if sum(bad) else "")
                 col, mk = STYLE[s]
-                _band(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s in ("S7", "S15")),
-                      bounds=BOUNDS.get(metric, (-np.inf, np.inf)), offset=0.25 * (series.index(s) - (len(series) - 1) / 2))
+                off = 0.25 * (series.index(s) - (len(series) - 1) / 2)
+                if metric == "max_test_loss":  # heavy-tailed: every seed and their geometric mean, no t-interval
+                    _seeds(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s in ("S7", "S15")), offset=off)
+                else:
+                    _band(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s in ("S7", "S15")),
+                          bounds=BOUNDS.get(metric, (-np.inf, np.inf)), offset=off)
                 ax.set_xticks(t0s)
                 if len(t0s) == 1:  # one T0: points side by side (offsets), not a line
                     ax.set_xlim(t0s[0] - 1, t0s[0] + 1)
@@ -152,7 +167,9 @@ def _vs_t0(fig, results, ctx, metrics):
             ax.legend(fontsize=5.5)
             if metric == "max_test_loss":
                 ax.set_yscale("log")
-    suptitle(f, f"{fig.paper_ref}: {fig.title} (seed mean, 95 % t-interval)", ctx.profile, PRIVACY_NOTE)
+    spread = ("seed mean, 95 % t-interval; max test loss: every seed and their geometric mean"
+              if any(m == "max_test_loss" for m, _ in metrics) else "seed mean, 95 % t-interval")
+    suptitle(f, f"{fig.paper_ref}: {fig.title} ({spread})", ctx.profile, PRIVACY_NOTE)
     return Rendered(tidy_frame(rows), f)
 
 
