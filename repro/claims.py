@@ -219,6 +219,13 @@ def number(replicates, paper_value: float, *, rtol: float | None = None, atol: f
                     reason=why, details={**(details or {}), "replicates": [round(r, 6) for r in reps]})
 
 
+def bonferroni(parts: int, family: float = LEVEL) -> float:
+    """Interval level for each of ``parts`` parts that must all hold, so the family keeps ``family`` coverage."""
+    if parts < 1:
+        raise ValueError(f"parts must be >= 1, got {parts}")
+    return 1.0 - (1.0 - family) / parts
+
+
 def _pct(level: float) -> str:
     return f"{100 * level:.3g}%"
 

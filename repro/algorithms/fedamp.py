@@ -35,6 +35,7 @@ from repro.algorithms.base import FLAlgorithm, FLSetup
 from repro.engine.train import local_sgd
 
 SCALES = ("median", "absolute")
+STARTS = ("cloud", "own")  # local SGD from the cloud model u_i (FedAMP's paper) or from the own model w_i (PFLlib)
 
 
 def squared_distances(uploads: torch.Tensor) -> torch.Tensor:
@@ -93,12 +94,19 @@ class FedAMP(FLAlgorithm):
 
     name = "fedamp"
 
-    def __init__(self, setup: FLSetup, alpha_k: float = 0.1, sigma: float = 0.3, scale: str = "median", prox: float = 1e-3):
+    def __init__(self, setup: FLSetup, alpha_k: float = 0.1, sigma: float = 0.3, scale: str = "median", prox: float = 1e-3,
+                 start: str = "cloud"):
+        """``start``: where each round's local SGD starts: ``"cloud"`` (from u_i, the incremental-proximal step
+        of FedAMP's paper) or ``"own"`` (from the client's own model w_i, u_i only the proximal anchor, as
+        PFLlib deploys it)."""
         if not alpha_k > 0 or not sigma > 0 or prox < 0:
             raise ValueError(f"FedAMP needs alpha_k > 0, sigma > 0, prox >= 0; got {alpha_k}, {sigma}, {prox}")
         if scale not in SCALES:
             raise ValueError(f"unknown attention scale {scale!r}; allowed: {', '.join(SCALES)}")
+        if start not in STARTS:
+            raise ValueError(f"unknown local start {start!r}; allowed: {', '.join(STARTS)}")
         self.setup, self.alpha_k, self.sigma, self.scale, self.prox = setup, float(alpha_k), float(sigma), scale, float(prox)
+        self.start = start
 
     def init(self, theta0: torch.Tensor) -> FedAMPState:
         n = self.setup.num_clients
@@ -119,8 +127,9 @@ class FedAMP(FLAlgorithm):
     def round(self, state: FedAMPState, t: int, clients=None) -> FedAMPState:
         s = self.setup
         S = s.clients_or_all(clients)
-        start = self.cloud_models(state, S, t)
-        w = local_sgd(s.model, start, s.train, s.plan(t), lr=s.lr, mu=self.prox, anchor=start, row_client=S)
+        cloud = self.cloud_models(state, S, t)
+        start = cloud if self.start == "cloud" else state.personal[S]
+        w = local_sgd(s.model, start, s.train, s.plan(t), lr=s.lr, mu=self.prox, anchor=cloud, row_client=S)
         received = state.received.clone()
         received[S] = s.send_up(w, S, t).to(received.dtype)
         xi, over = attention_weights(received, self.alpha_k, self.sigma, self.scale)

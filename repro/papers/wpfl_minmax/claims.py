@@ -3,9 +3,12 @@
 Conventions. "Proposed" is S1. A relative gain is ``(a_P - a_b) / a_b`` for accuracy and Jain's index and
 ``(L_b - L_P) / L_b`` for the max test loss, against the best competitor at each T0 (the paper's
 "second-best"); "at least X %" is the minimum over the T0 grid and the configurations named, one value
-per seed. Orderings are judged per seed on the mean over the T0 grid (or over the rounds of Fig. 5)
-and must hold in every evaluated configuration. CIFAR-10 cannot be had offline: its panels are absent
-and are left out (a claim with no evaluated configuration is not evaluated).
+per seed. Orderings are judged per seed at every (configuration, T0) level separately (Fig. 5: on the
+mean over the rounds of each configuration) and every level must hold: the parts' intervals are
+Bonferroni-adjusted (family level 95 %). The max test loss is heavy-tailed: orderings compare
+log10(L_b / L_P), a diverged run (loss +inf) counted LOSS_DIVERGED_DECADES decades worse. Configurations
+a profile does not run (CIFAR-10 cannot be had offline) are left out; a claim with no evaluated
+configuration is not evaluated.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import pandas as pd
 
 from repro.claims import (ClaimSet, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated, number,
                           unchanged)
+from repro.claims import bonferroni as claims_bonferroni
 
 CLAIMS = ClaimSet("wpfl_minmax")
 
@@ -30,6 +34,8 @@ RAW_BITS_ATOL = 1.0       # Dithering's raw bits, +-1 bit
 PRIVACY_FACTOR_LOG10 = math.log10(2.0)   # certified epsilon within a factor 2 of the nominal one
 MATERIAL_ADAPTATION = 0.05  # P7 adapts materially: the chosen eta_P varies by > 5 % over clients and rounds
 RHO_FLOOR = 1e-16         # an element error rate of 0 counted as 1e-16 in the log-ratio of C11
+FAMILY_LEVEL = 0.95       # a claim that needs all of m parts judges each at 1 - 0.05 / m (Bonferroni)
+LOSS_DIVERGED_DECADES = 6.0  # log10(L_b / L_P) of a diverged run against a finite one (ranked last)
 
 CNN = ("cnn_fmnist", "cnn_cifar10")
 DNN_MLR = ("dnn_mnist", "mlr_mnist")
@@ -38,6 +44,7 @@ P = "Proposed"
 SCHEDULERS = ("Round-Robin", "Random", "Non-Adjustment")
 DP_BASELINES = ("Gaussian", "MA", "Dithering")
 PFL = ("pFedMe", "APPLE", "FedAMP", "FedALA")
+FEDAMP_ANCHOR = "FedAMP (anchor only)"  # PFLlib's deployment of FedAMP (README): reported beside, not a fifth baseline
 HIGHER_BETTER = {"accuracy": True, "jain": True, "max_test_loss": False}
 
 
@@ -101,26 +108,98 @@ def _at_least(tables, fig, configs, names, metric) -> tuple[pd.Series, dict]:
     return vals, {"mean_gain_per_T0": detail, "configs": cfgs}
 
 
-def _ordering(tables, fig, metric, a, b, configs=ALL, expect="positive") -> dict:
-    """Per config: per seed, mean over T0 of how much better ``a`` is than ``b`` (metric(a) - metric(b), or
-    metric(b) - metric(a) for a loss); ``expect="positive"``: the paper says ``a`` is better."""
+def bonferroni(m: int) -> float:
+    """Interval level of each of m parts that must all hold (family level FAMILY_LEVEL)."""
+    return claims_bonferroni(max(int(m), 1), FAMILY_LEVEL)
+
+
+def _log_loss_ratio(la: pd.DataFrame, lb: pd.DataFrame) -> pd.DataFrame:
+    """log10(L_b / L_a): > 0 when ``a`` has the smaller loss; a diverged side counts LOSS_DIVERGED_DECADES."""
+    fa, fb = np.isfinite(la), np.isfinite(lb)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.log10(lb.where(fb, 1.0) / la.where(fa, 1.0))
+    r = r.where(fa & fb, 0.0)
+    r = r.mask(fa & ~fb, LOSS_DIVERGED_DECADES).mask(~fa & fb, -LOSS_DIVERGED_DECADES)
+    return r.clip(-LOSS_DIVERGED_DECADES, LOSS_DIVERGED_DECADES)
+
+
+def _better(t, c, a, b, metric) -> pd.DataFrame:
+    """seed x T0: how much better ``a`` is than ``b`` (a - b; loss: log10(L_b / L_a))."""
+    ga, gb = _grid(t, c, a, metric), _grid(t, c, b, metric)
+    if metric == "max_test_loss":
+        return _log_loss_ratio(ga, gb)
+    fa, fb = np.isfinite(ga), np.isfinite(gb)  # accuracy and Jain's index lie in [0, 1]; undefined = diverged, last
+    return (ga - gb).where(fa & fb, 0.0).mask(fa & ~fb, 1.0).mask(~fa & fb, -1.0)
+
+
+def _ordering(tables, fig, metric, a, b, configs=ALL, per_level=True) -> dict:
+    """Per (config, T0) level (``per_level``; else the mean over the x grid, e.g. Fig. 5's rounds): one value
+    per seed of how much better ``a`` is than ``b``; judged by :func:`_judge_all`."""
     t = need(tables, fig, metric=metric)
-    hb = HIGHER_BETTER.get(metric, True)
-    parts = {}
+    diffs = {}
     for c in _configs(t, configs):
         try:
-            da, db = _worst(_grid(t, c, a, metric), hb), _worst(_grid(t, c, b, metric), hb)
+            d = _better(t, c, a, b, metric)
         except MissingData:
             continue
-        better = (da - db) if hb else (db - da)
-        diff = better.mean(axis=1).replace([np.inf, -np.inf], np.nan)
-        if diff.isna().any():  # a diverged run on one side: the sign is still known
-            sign = np.sign((da.mean(axis=1) - db.mean(axis=1)) * (1 if hb else -1))
-            diff = diff.fillna(sign * np.inf)
-        parts[f"{c}: {a} vs {b}"] = direction(diff.clip(-1e6, 1e6), expect=expect)
-    if not parts:
+        if per_level:
+            diffs.update({f"{c} T0={int(x)}: {a} vs {b}": d[x].dropna() for x in d.columns})
+        else:
+            diffs[f"{c}: {a} vs {b}"] = d.mean(axis=1)
+    if not diffs:
         raise MissingData(f"{fig}: {a} and {b} not both regenerated")
-    return parts
+    return diffs
+
+
+def _judge_all(diffs: dict, expect="positive", reason: str = ""):
+    """Every part must hold: each judged with a Bonferroni-adjusted interval, then combined."""
+    level = bonferroni(len(diffs))
+    parts = {}
+    for k, v in diffs.items():
+        v, e = v if isinstance(v, tuple) else (v, expect)  # (values, expect) for a part with its own direction
+        parts[k] = direction(v, expect=e, level=level)
+    ev = combine(parts, reason=reason)
+    return ev.but(details={**ev.details, "part_level": round(level, 6)})
+
+
+def _with_cnn(*figs):
+    """Counterfactual set-up for a CNN claim when the profile ran no CNN configuration: the first configuration's
+    rows of ``figs`` copied as CNN-FMNIST rows (the edit that follows sets their values)."""
+    def prep(t):
+        out = dict(t)
+        for fig in figs:
+            d = need(t, fig)
+            panels = d["panel"].astype(str)
+            if "cnn_fmnist" in set(panels):
+                continue
+            extra = d[panels == panels.iloc[0]].copy()
+            extra["panel"] = "cnn_fmnist"
+            out[fig] = pd.concat([d.assign(panel=panels), extra], ignore_index=True)
+        return out
+    return prep
+
+
+def _with_levels(*figs, n: int = 3):
+    """Counterfactual set-up for a trend over T0 when the profile ran fewer than ``n`` T0 values: the rows of the
+    largest T0 copied at T0 + 5, + 10, ... (the edit that follows sets their values)."""
+    def prep(t):
+        out = dict(t)
+        for fig in figs:
+            d = need(t, fig)
+            d = d.assign(x=pd.to_numeric(d["x"], errors="coerce"))
+            extra = []
+            for _, g in d.groupby(d["panel"].astype(str)):
+                xs = sorted(g["x"].dropna().unique())
+                for i in range(max(0, n - len(xs))):
+                    extra.append(g[g["x"] == xs[-1]].assign(x=xs[-1] + 5 * (i + 1)))
+            out[fig] = pd.concat([d, *extra], ignore_index=True) if extra else d
+        return out
+    return prep
+
+
+def _after(prep, cf):
+    """A counterfactual applied after a set-up step (``_with_cnn``, ``_with_levels``)."""
+    return lambda t, p: cf(prep(t), p)
 
 
 def _set(tables, fig, metric, values: dict):
@@ -170,36 +249,53 @@ def _order_cf(fig, metric, a, others, a_wins: bool):
                          "(Abstract, Sec. I, Sec. VII-3, Sec. VIII)",
               tests="per seed, min over T0 and CNN configurations of (acc_P - acc_best) / acc_best, best of Round-Robin, "
                     "Random, Non-Adjustment; against 0.8708 +- 25 %",
-              refute=_gain_refute("fig3", "accuracy", SCHEDULERS),
-              support=_gain_support("fig3", "accuracy", SCHEDULERS, 0.8708))
+              refute=_after(_with_cnn("fig3"), _gain_refute("fig3", "accuracy", SCHEDULERS)),
+              support=_after(_with_cnn("fig3"), _gain_support("fig3", "accuracy", SCHEDULERS, 0.8708)))
 def scheduling_accuracy_gain_cnn(tables, params):
     vals, det = _at_least(tables, "fig3", CNN, SCHEDULERS, "accuracy")
     return number(vals, 0.8708, rtol=GAIN_RTOL, details=det)
 
 
-@CLAIMS.claim("C2", figures="fig3", kind="number",
+@CLAIMS.claim("C2", figures=["fig3", "tuning"], kind="number",
               paper_says="'Under DNN and MLR models ... it is at least 52.26% ... better in accuracy' than round-robin, "
                          "random selection and non-adjustment (Sec. I; Sec. VII-3)",
               tests="per seed, min over T0 and the DNN and MLR configurations of the relative accuracy gain over the best "
-                    "scheduler baseline; against 0.5226 +- 25 %",
+                    "scheduler baseline at the paper's fixed lr 0.01; against 0.5226 +- 25 % (the comparison with tuned "
+                    "schedulers, on the validation split, is reported beside)",
               refute=_gain_refute("fig3", "accuracy", SCHEDULERS),
               support=_gain_support("fig3", "accuracy", SCHEDULERS, 0.5226))
 def scheduling_accuracy_gain_dnn_mlr(tables, params):
     vals, det = _at_least(tables, "fig3", DNN_MLR, SCHEDULERS, "accuracy")
-    return number(vals, 0.5226, rtol=GAIN_RTOL, details=det)
+    return number(vals, 0.5226, rtol=GAIN_RTOL, details={**det, "tuned_comparison": _tuned_scheduler_gain(tables)})
+
+
+def _tuned_scheduler_gain(tables) -> dict:
+    """Beside C1/C2 (reported, not judged): Proposed's validation accuracy against the best scheduler at its best
+    swept learning rate (first seed, the tuning table)."""
+    t = tables.get("tuning")
+    if t is None or t.empty:
+        return {}
+    out = {}
+    for c, d in t[t["metric"] == "validation_accuracy"].groupby(t["panel"].astype(str)):
+        prop = d[d["series"] == P]["value"]
+        best = d[d["series"].isin(SCHEDULERS)]["value"].max()
+        if len(prop) and np.isfinite(best):
+            out[c] = {"proposed_validation": round(float(prop.iloc[0]), 4), "best_tuned_scheduler": round(float(best), 4),
+                      "relative_gain": round(float(prop.iloc[0] / best - 1), 4)}
+    return out
 
 
 @CLAIMS.claim("C3", figures="fig3", kind="direction",
               paper_says="'the proposed scheduling policy outperforms the other benchmarks, in accuracy' (Sec. VII-3, Figs. 3)",
-              tests="per configuration and baseline (Round-Robin, Random, Non-Adjustment), per seed, mean over T0 of "
-                    "acc_P - acc_b > 0; every part must hold",
+              tests="per configuration, T0 and baseline (Round-Robin, Random, Non-Adjustment at the paper's lr 0.01), per "
+                    "seed, acc_P - acc_b > 0; every part must hold (Bonferroni-adjusted intervals)",
               refute=_order_cf("fig3", "accuracy", P, SCHEDULERS, a_wins=False),
               support=_order_cf("fig3", "accuracy", P, SCHEDULERS, a_wins=True))
 def scheduling_accuracy_ordering(tables, params):
-    parts = {}
+    diffs = {}
     for b in SCHEDULERS:
-        parts.update(_ordering(tables, "fig3", "accuracy", P, b))
-    return combine(parts)
+        diffs.update(_ordering(tables, "fig3", "accuracy", P, b))
+    return _judge_all(diffs)
 
 
 @CLAIMS.claim("C4", figures="fig4", kind="number",
@@ -207,8 +303,8 @@ def scheduling_accuracy_ordering(tables, params):
                          "clients under the CNN model' (Abstract, Sec. VII-3)",
               tests="per seed, min over T0 and CNN configurations of (L_best - L_P) / L_best, max PL test loss, best of the "
                     "three scheduler baselines; against 0.1621 +- 25 %",
-              refute=_gain_refute("fig4", "max_test_loss", SCHEDULERS),
-              support=_gain_support("fig4", "max_test_loss", SCHEDULERS, 0.1621))
+              refute=_after(_with_cnn("fig4"), _gain_refute("fig4", "max_test_loss", SCHEDULERS)),
+              support=_after(_with_cnn("fig4"), _gain_support("fig4", "max_test_loss", SCHEDULERS, 0.1621)))
 def scheduling_max_loss_gain_cnn(tables, params):
     vals, det = _at_least(tables, "fig4", CNN, SCHEDULERS, "max_test_loss")
     return number(vals, 0.1621, rtol=LOSS_RTOL, details=det)
@@ -229,8 +325,8 @@ def scheduling_max_loss_gain_dnn_mlr(tables, params):
                          "in fairness (Jain's index)' (Sec. VII-3, Abstract)",
               tests="per seed, min over T0 and CNN configurations of (J_P - J_best) / J_best, Jain's index of the PL "
                     "training losses, best of the three scheduler baselines; against 0.3837 +- 25 %",
-              refute=_gain_refute("fig4", "jain", SCHEDULERS),
-              support=_gain_support("fig4", "jain", SCHEDULERS, 0.3837))
+              refute=_after(_with_cnn("fig4"), _gain_refute("fig4", "jain", SCHEDULERS)),
+              support=_after(_with_cnn("fig4"), _gain_support("fig4", "jain", SCHEDULERS, 0.3837)))
 def scheduling_fairness_gain_cnn(tables, params):
     vals, det = _at_least(tables, "fig4", CNN, SCHEDULERS, "jain")
     return number(vals, 0.3837, rtol=GAIN_RTOL, details=det)
@@ -239,37 +335,39 @@ def scheduling_fairness_gain_cnn(tables, params):
 @CLAIMS.claim("C7", figures="fig4", kind="direction",
               paper_says="'Under DNN and MLR models ... our approach slightly outperforms the alternatives in fairness' "
                          "(Sec. I); 'substantially fairer' than Round-Robin, Random, Non-Adjustment (Sec. VII-3)",
-              tests="per DNN/MLR configuration and scheduler baseline, per seed, mean over T0 of J_P - J_b > 0",
+              tests="per DNN/MLR configuration, T0 and scheduler baseline, per seed, J_P - J_b > 0; every part must hold "
+                    "(Bonferroni)",
               refute=_order_cf("fig4", "jain", P, SCHEDULERS, a_wins=False),
               support=_order_cf("fig4", "jain", P, SCHEDULERS, a_wins=True))
 def scheduling_fairness_ordering(tables, params):
-    parts = {}
+    diffs = {}
     for b in SCHEDULERS:
-        parts.update(_ordering(tables, "fig4", "jain", P, b, configs=DNN_MLR))
-    return combine(parts)
+        diffs.update(_ordering(tables, "fig4", "jain", P, b, configs=DNN_MLR))
+    return _judge_all(diffs)
 
 
 @CLAIMS.claim("C8", figures="fig3", kind="number",
               paper_says="'The proposed scheduling and configuration policy differs marginally from the best possible "
                          "results achieved under an error-free channel' (Sec. VII-3)",
-              tests="per seed, mean over T0 and configurations of acc(error-free) - acc_P; reproduced if the interval lies "
-                    "in [-0.02, 0.02]",
+              tests="per seed, the largest |acc(error-free) - acc_P| over every configuration and T0; reproduced if the "
+                    "interval lies in [-0.02, 0.02]",
               refute=lambda t, p: (_set(t, "fig3", "accuracy", {P: 0.3, "Proposed (error-free)": 0.9}), p),
               support=lambda t, p: (edit(_set(t, "fig3", "accuracy", {"Proposed (error-free)": 0.8}), "fig3",
                                          lambda r: 0.8 + 0.001 * r["seed"].astype(float), rows=True, series=P,
                                          metric="accuracy"), p))
 def error_free_gap_marginal(tables, params):
     t = need(tables, "fig3", metric="accuracy")
-    diffs = []
+    gaps, det = [], {}
     for c in _configs(t, ALL):
         try:
-            diffs.append((_grid(t, c, "Proposed (error-free)", "accuracy") - _grid(t, c, P, "accuracy")).mean(axis=1))
+            g = _grid(t, c, "Proposed (error-free)", "accuracy") - _grid(t, c, P, "accuracy")
         except MissingData:
             continue
-    if not diffs:
+        gaps.append(g.abs().max(axis=1))
+        det[c] = {str(int(x)): round(float(v), 4) for x, v in g.mean().items()}
+    if not gaps:
         raise MissingData("no configuration has both Proposed and Proposed (error-free)")
-    per_seed = pd.concat(diffs, axis=1).mean(axis=1)
-    return number(per_seed, 0.0, atol=MARGINAL_ATOL)
+    return number(pd.concat(gaps, axis=1).max(axis=1), 0.0, atol=MARGINAL_ATOL, details={"mean_gap_per_T0": det})
 
 
 def _peak_effect(tables, fig, series, metric, higher_is_peak: bool):
@@ -286,10 +384,21 @@ def _peak_effect(tables, fig, series, metric, higher_is_peak: bool):
             continue
         v = g.to_numpy() if higher_is_peak else -g.to_numpy()
         eff = np.nanmax(v[:, 1:-1], axis=1) - np.maximum(v[:, 0], v[:, -1])
-        parts[c] = direction(pd.Series(eff, index=g.index), expect="positive")
+        parts[c] = pd.Series(eff, index=g.index)
     if not parts:
         raise MissingData(f"{fig}: no {series}")
-    return combine(parts)
+    return _judge_mixed(parts)
+
+
+def _judge_mixed(parts: dict):
+    """Like :func:`_judge_all` for the parts that are data (Bonferroni over them); Evidence parts (not
+    evaluated) are passed through and named."""
+    data = {k: v for k, v in parts.items() if not hasattr(v, "verdict")}
+    done = {}
+    if data:
+        level = bonferroni(len(data))
+        done = {k: direction(v, expect="positive", level=level) for k, v in data.items()}
+    return combine({**done, **{k: v for k, v in parts.items() if hasattr(v, "verdict")}})
 
 
 def _peak_cf(fig, metric, series, peaked: bool, higher_is_peak=True):
@@ -310,7 +419,8 @@ def _peak_cf(fig, metric, series, peaked: bool, higher_is_peak=True):
                          "policy' (Sec. VII-3; also Sec. VII-2 for Fig. 2)",
               tests="per configuration with >= 3 T0 values, per seed, max over interior T0 of acc_P minus the larger "
                     "endpoint value > 0",
-              refute=_peak_cf("fig3", "accuracy", P, peaked=False), support=_peak_cf("fig3", "accuracy", P, peaked=True))
+              refute=_after(_with_levels("fig3"), _peak_cf("fig3", "accuracy", P, peaked=False)),
+              support=_after(_with_levels("fig3"), _peak_cf("fig3", "accuracy", P, peaked=True)))
 def accuracy_rises_then_falls(tables, params):
     return _peak_effect(tables, "fig3", P, "accuracy", higher_is_peak=True)
 
@@ -320,8 +430,8 @@ def accuracy_rises_then_falls(tables, params):
                          "under the proposed policy (Sec. VII-3)",
               tests="per configuration with >= 3 T0 values, per seed, the larger endpoint minus the min over interior T0 of "
                     "the max test loss > 0",
-              refute=_peak_cf("fig4", "max_test_loss", P, peaked=False, higher_is_peak=True),
-              support=_peak_cf("fig4", "max_test_loss", P, peaked=True, higher_is_peak=False))
+              refute=_after(_with_levels("fig4"), _peak_cf("fig4", "max_test_loss", P, peaked=False, higher_is_peak=True)),
+              support=_after(_with_levels("fig4"), _peak_cf("fig4", "max_test_loss", P, peaked=True, higher_is_peak=False)))
 def max_loss_falls_then_rises(tables, params):
     return _peak_effect(tables, "fig4", P, "max_test_loss", higher_is_peak=False)
 
@@ -364,20 +474,36 @@ def _channel_cf(t, km_high: bool):
     return t
 
 
-@CLAIMS.claim("C12", figures="p7", kind="direction",
+@CLAIMS.claim("C12", figures="p7", kind="exact",
               paper_says="the learning rates and PL-FL weighting coefficients are jointly optimised 'adapting to the channel "
                          "conditions, as well as the privacy requirement' (Sec. I); 'the effect of the DP noise ... depends "
                          "on the uplink and downlink channel conditions ... and can vary among clients' (Sec. V-B)",
-              tests="per configuration, per seed, relative spread (max - min) / mean of the eta_P that P7 chose over all "
-                    "clients and rounds of the Proposed run at the largest T0; adaptation is material above 5 %",
-              refute=lambda t, p: (edit(t, "p7", lambda v: v * 0 + 1e-4, series="chosen in training", metric="eta_p_rel_spread"), p),
-              support=lambda t, p: (edit(t, "p7", lambda r: 0.5 + 0.01 * r["seed"].astype(float), rows=True,
-                                         series="chosen in training", metric="eta_p_rel_spread"), p))
+              tests="algebra of P7 (39): the largest possible adaptation of eta_P, |eta_P*(X -> 0) - eta_P*(X -> inf)| over "
+                    "their mean, where X of (34) carries every channel and noise input; per configuration and seed (G0, M "
+                    "of the run); material above 5 %. The spread P7 chose in training is reported beside",
+              refute=lambda t, p: (edit(t, "p7", lambda v: v * 0 + 0.07, series=list(P7_LIMITS), metric="eta_p"), p),
+              support=lambda t, p: (edit(edit(t, "p7", lambda v: v * 0 + 0.2, series=P7_LIMITS[0], metric="eta_p"), "p7",
+                                         lambda v: v * 0 + 0.05, series=P7_LIMITS[1], metric="eta_p"), p))
 def p7_adapts_per_client(tables, params):
-    t = need(tables, "p7", series="chosen in training", metric="eta_p_rel_spread")
-    parts = {c: direction(g.groupby("seed")["value"].mean(), expect="positive", threshold=MATERIAL_ADAPTATION)
-             for c, g in t.groupby(t["panel"].astype(str))}
-    return combine(parts)
+    t = need(tables, "p7", metric="eta_p")
+    t = t[t["series"].isin(P7_LIMITS)]
+    if t.empty:
+        raise MissingData("p7: no limits of P7")
+    parts = {}
+    for (c, seed), g in t.groupby([t["panel"].astype(str), "seed"]):
+        e = g.groupby("series")["value"].mean()
+        spread = float(abs(e[P7_LIMITS[0]] - e[P7_LIMITS[1]]) / e.mean())
+        parts[f"{c} seed {int(seed)}"] = exact_holds(spread > MATERIAL_ADAPTATION, regenerated=round(spread, 5),
+                                                     expected=f"> {MATERIAL_ADAPTATION}",
+                                                     reason=f"largest possible relative spread of eta_P* = {spread:.4f}")
+    ev = combine(parts)
+    chosen = need(tables, "p7", series="chosen in training", metric="eta_p_rel_spread") if "p7" in tables else None
+    trained = ({c: round(float(g["value"].mean()), 5) for c, g in chosen.groupby(chosen["panel"].astype(str))}
+               if chosen is not None and not chosen.empty else {})
+    return ev.but(details={**ev.details, "eta_p_rel_spread_chosen_in_training": trained})
+
+
+P7_LIMITS = ("limit gradient_term_only", "limit noise_term_only")
 
 
 # ---- Fig. 2: DP mechanisms ---------------------------------------------------------------------------
@@ -395,31 +521,57 @@ def mechanism_gain_over_second_best(tables, params):
 
 @CLAIMS.claim("C14", figures="fig2", kind="direction",
               paper_says="the proposed mechanism is more accurate than Gaussian, MA and Dithering (Sec. VII-2, Fig. 2)",
-              tests="per configuration and baseline, per seed, mean over T0 of acc_P - acc_b > 0",
+              tests="per configuration, T0 and baseline, per seed, acc_P - acc_b > 0; every part (Bonferroni)",
               refute=_order_cf("fig2", "accuracy", P, DP_BASELINES, a_wins=False),
               support=_order_cf("fig2", "accuracy", P, DP_BASELINES, a_wins=True))
 def mechanism_accuracy_ordering(tables, params):
-    parts = {}
+    diffs = {}
     for b in DP_BASELINES:
-        parts.update(_ordering(tables, "fig2", "accuracy", P, b))
-    return combine(parts)
+        diffs.update(_ordering(tables, "fig2", "accuracy", P, b))
+    return _judge_all(diffs, reason=UNEQUAL_PRIVACY)
 
 
-def _mean_rel(tables, fig, other, metric="accuracy") -> tuple[pd.Series, dict]:
-    """Per seed: mean over T0 and configurations of (acc_P - acc_other) / acc_other."""
-    t = need(tables, fig, metric=metric)
-    per = []
-    det = {}
+UNEQUAL_PRIVACY = ("the mechanisms run at very different certified epsilon (privacy table): Fig. 2 is not a comparison at "
+                   "equal privacy")
+
+
+@CLAIMS.claim("C38", figures="fig2", kind="direction",
+              paper_says="'the proposed mechanism achieves at least 5.00% better accuracy than the second-best (i.e., "
+                         "Dithering)' (Sec. VII-2): Dithering is the second-best mechanism",
+              tests="per configuration and T0, per seed, acc_Dithering - max(acc_Gaussian, acc_MA) > 0; every part "
+                    "(Bonferroni)",
+              refute=_order_cf("fig2", "accuracy", "Dithering", ("Gaussian", "MA"), a_wins=False),
+              support=_order_cf("fig2", "accuracy", "Dithering", ("Gaussian", "MA"), a_wins=True))
+def dithering_second_best(tables, params):
+    t = need(tables, "fig2", metric="accuracy")
+    diffs = {}
     for c in _configs(t, ALL):
         try:
-            g = _rel_gain(_grid(t, c, P, metric), _grid(t, c, other, metric), True)
+            d = _grid(t, c, "Dithering", "accuracy") - _best_of(t, c, ("Gaussian", "MA"), "accuracy")
         except MissingData:
             continue
-        per.append(g.mean(axis=1))
-        det[c] = round(float(g.to_numpy().mean()), 4)
+        diffs.update({f"{c} T0={int(x)}: Dithering vs best of Gaussian, MA": d[x].dropna() for x in d.columns})
+    if not diffs:
+        raise MissingData("fig2: Dithering, Gaussian and MA not regenerated together")
+    return _judge_all(diffs, reason=UNEQUAL_PRIVACY)
+
+
+def _rel_per_config(tables, fig, other, paper_value, metric="accuracy"):
+    """Per configuration: per seed, mean over T0 of (acc_P - acc_other) / acc_other against the paper's number;
+    every configuration must match (Bonferroni-adjusted intervals)."""
+    t = need(tables, fig, metric=metric)
+    per = {}
+    for c in _configs(t, ALL):
+        try:
+            per[c] = _rel_gain(_grid(t, c, P, metric), _grid(t, c, other, metric), True).mean(axis=1)
+        except MissingData:
+            continue
     if not per:
         raise MissingData(f"{fig}: Proposed and {other} not both regenerated")
-    return pd.concat(per, axis=1).mean(axis=1), {"mean_relative_gap_per_config": det}
+    level = bonferroni(len(per))
+    ev = combine({c: number(v, paper_value, rtol=GAIN_RTOL, level=level) for c, v in per.items()},
+                 reason=UNEQUAL_PRIVACY if fig == "fig2" else "")
+    return ev.but(details={**ev.details, "part_level": round(level, 6)})
 
 
 def _rel_support(fig, other, gap):
@@ -428,30 +580,27 @@ def _rel_support(fig, other, gap):
 
 @CLAIMS.claim("C15", figures="fig2", kind="number",
               paper_says="the proposed mechanism 'is only 9.26% worse than the standard WPFL without DP' (Sec. VII-2)",
-              tests="per seed, mean over T0 and configurations of (acc_P - acc_noDP) / acc_noDP; against -0.0926 +- 25 %",
+              tests="per seed, per configuration (every one must match, Bonferroni), mean over T0 of (acc_P - acc_noDP) / acc_noDP; against -0.0926 +- 25 %",
               refute=_rel_support("fig2", "WPFL without DP", 0.0), support=_rel_support("fig2", "WPFL without DP", -0.0926))
 def gap_to_no_dp(tables, params):
-    vals, det = _mean_rel(tables, "fig2", "WPFL without DP")
-    return number(vals, -0.0926, rtol=GAIN_RTOL, details=det)
+    return _rel_per_config(tables, "fig2", "WPFL without DP", -0.0926)
 
 
 @CLAIMS.claim("C16", figures="fig2", kind="number",
               paper_says="'The proposed mechanism is 20.76% worse in test accuracy than Perfect Gaussian' (Sec. VII-2)",
-              tests="per seed, mean over T0 and configurations of (acc_P - acc_PG) / acc_PG; against -0.2076 +- 25 %",
+              tests="per seed, per configuration (every one must match, Bonferroni), mean over T0 of (acc_P - acc_PG) / acc_PG; against -0.2076 +- 25 %",
               refute=_rel_support("fig2", "Perfect Gaussian", 0.0), support=_rel_support("fig2", "Perfect Gaussian", -0.2076))
 def gap_to_perfect_gaussian(tables, params):
-    vals, det = _mean_rel(tables, "fig2", "Perfect Gaussian")
-    return number(vals, -0.2076, rtol=GAIN_RTOL, details=det)
+    return _rel_per_config(tables, "fig2", "Perfect Gaussian", -0.2076)
 
 
 @CLAIMS.claim("C17", figures="fig2", kind="number",
               paper_says="'With the quantization-assisted Gaussian mechanism, WPFL is 16.10% better in accuracy than using "
                          "only the Gaussian mechanisms (e.g., MA)' (Sec. VIII)",
-              tests="per seed, mean over T0 and configurations of (acc_P - acc_MA) / acc_MA; against 0.161 +- 25 %",
+              tests="per seed, per configuration (every one must match, Bonferroni), mean over T0 of (acc_P - acc_MA) / acc_MA; against 0.161 +- 25 %",
               refute=_rel_support("fig2", "MA", 0.0), support=_rel_support("fig2", "MA", 0.161))
 def gain_over_ma(tables, params):
-    vals, det = _mean_rel(tables, "fig2", "MA")
-    return number(vals, 0.161, rtol=GAIN_RTOL, details=det)
+    return _rel_per_config(tables, "fig2", "MA", 0.161)
 
 
 # ---- Table III: bits ---------------------------------------------------------------------------------
@@ -476,10 +625,10 @@ def dp_increases_bits(tables, params):
         for m in (P, "MA", "Gaussian"):
             v = d[d["series"] == m].groupby("seed")["value"].mean()
             if not v.empty and not base.empty:
-                parts[f"{c}: {m} - without DP"] = direction(v - base, expect="positive")
+                parts[f"{c}: {m} - without DP"] = (v - base).dropna()
     if not parts:
         raise MissingData("table3: no bit counts")
-    return combine(parts)
+    return _judge_all(parts)
 
 
 @CLAIMS.claim("C19", figures="table3", kind="direction",
@@ -503,10 +652,10 @@ def proposed_fewest_bits(tables, params):
             if m == "Dithering":
                 extra[c] = round(float((v - prop).mean()), 3)
             else:
-                parts[f"{c}: {m} - Proposed"] = direction(v - prop, expect="positive")
+                parts[f"{c}: {m} - Proposed"] = (v - prop).dropna()
     if not parts:
         raise MissingData("table3: no bit counts")
-    ev = combine(parts)
+    ev = _judge_all(parts)
     return ev.but(details={**ev.details, "dithering_minus_proposed": extra})
 
 
@@ -520,9 +669,10 @@ def proposed_fewest_bits(tables, params):
                   {c: v for c, v in TABLE3_PROPOSED_BQ.items()}).astype(float), rows=True, series=P, metric="bq"), p))
 def proposed_effective_bits(tables, params):
     t = need(tables, "table3", series=P, metric="bq")
-    parts = {c: number(g.groupby("seed")["value"].mean(), TABLE3_PROPOSED_BQ[c], rtol=TABLE3_RTOL)
-             for c, g in t.groupby(t["panel"].astype(str)) if c in TABLE3_PROPOSED_BQ}
-    return combine(parts)
+    groups = {c: g for c, g in t.groupby(t["panel"].astype(str)) if c in TABLE3_PROPOSED_BQ}
+    level = bonferroni(len(groups))
+    return combine({c: number(g.groupby("seed")["value"].mean(), TABLE3_PROPOSED_BQ[c], rtol=TABLE3_RTOL, level=level)
+                    for c, g in groups.items()})
 
 
 TABLE3_PROPOSED_BQ = {"dnn_mnist": 4.55, "mlr_mnist": 6.81, "cnn_fmnist": 5.17, "cnn_cifar10": 4.93}
@@ -539,9 +689,37 @@ DITHER_RAW_BITS = {"mlr_mnist": 16.05, "dnn_mnist": 16.05, "cnn_fmnist": 16.25, 
                                          series="Dithering", metric="raw_bits"), p))
 def dithering_raw_bits(tables, params):
     t = need(tables, "table3", series="Dithering", metric="raw_bits")
-    parts = {c: number(g.groupby("seed")["value"].mean(), DITHER_RAW_BITS[c], atol=RAW_BITS_ATOL)
-             for c, g in t.groupby(t["panel"].astype(str)) if c in DITHER_RAW_BITS}
-    return combine(parts)
+    groups = {c: g for c, g in t.groupby(t["panel"].astype(str)) if c in DITHER_RAW_BITS}
+    level = bonferroni(len(groups))
+    return combine({c: number(g.groupby("seed")["value"].mean(), DITHER_RAW_BITS[c], atol=RAW_BITS_ATOL, level=level)
+                    for c, g in groups.items()})
+
+
+@CLAIMS.claim("C40", figures="table3", kind="number",
+              paper_says="Table III: overhead bits B_o per parameter, e.g. Proposed 3.04 (DNN-MNIST) and 2.61 (MLR-MNIST), "
+                         "MA and Gaussian 4.00 / 2.10 (DNN) (Sec. VII-1)",
+              tests="per configuration and mechanism with a printed B_o, per seed, mean overhead bits B_o of the uploads at the "
+                    "Table III T0 against the printed value +- 25 %; every cell must match (Bonferroni)",
+              refute=lambda t, p: (edit(t, "table3", lambda v: v * 0 + 12.0, metric="bo"), p),
+              support=lambda t, p: (_bo_support(t), p))
+def overhead_bits(tables, params):
+    t = need(tables, "table3", metric="bo")
+    printed = need(tables, "table3", metric="bo_printed")
+    ref = {(str(r.panel), str(r.series)): float(r.value) for r in printed.itertuples() if np.isfinite(r.value)}
+    cells = {k: g.groupby("seed")["value"].mean() for k, g in t.groupby([t["panel"].astype(str), t["series"].astype(str)])
+             if k in ref}
+    if not cells:
+        raise MissingData("table3: no B_o with a printed value")
+    level = bonferroni(len(cells))
+    return combine({f"{c}: {m}": number(v, ref[(c, m)], rtol=TABLE3_RTOL, level=level) for (c, m), v in cells.items()})
+
+
+def _bo_support(t):
+    d = t["table3"].copy()
+    ref = {(r.panel, r.series): r.value for r in d[d["metric"] == "bo_printed"].itertuples()}
+    m = d["metric"] == "bo"
+    d.loc[m, "value"] = [ref.get((pn, se), v) for pn, se, v in zip(d.loc[m, "panel"], d.loc[m, "series"], d.loc[m, "value"])]
+    return {**t, "table3": d}
 
 
 # ---- Table II and privacy --------------------------------------------------------------------------
@@ -574,9 +752,10 @@ def _table2_support(t):
 @CLAIMS.claim("C23", figures="privacy", kind="number",
               paper_says="Theorem 1: the quantization-assisted Gaussian mechanism with Table II's sigma_DP is "
                          "(eps_Q, delta_Q)-DP with eps_Q = 1 over T0 uploads (Sec. IV, Sec. VII)",
-              tests="per configuration and T0 run, the epsilon dp-accounting's RDP accountant certifies for the Gaussian "
-                    "noise added (sensitivity 2C of the clipped model, T0 releases, Poisson rate q = 0.01, delta_Q); "
-                    "reproduced if within a factor 2 of 1",
+              tests="per configuration and T0 run, the epsilon dp-accounting's RDP accountant certifies for what was run "
+                    "(the clipped model released with Table II's noise: sensitivity 2C, no subsampling, T0 releases, "
+                    "delta_Q); reproduced if within a factor 2 of 1. The paper's assumption (per-sample 2C/b_ref, Poisson "
+                    "q = 0.01; not run) is reported beside",
               refute=lambda t, p: (edit(t, "privacy", lambda v: v * 0 + 1e4, series=P, metric="certified_epsilon"), p),
               support=lambda t, p: (edit(t, "privacy", lambda v: v * 0 + 1.0, series=P, metric="certified_epsilon"), p))
 def certified_epsilon_of_table2_noise(tables, params):
@@ -584,6 +763,44 @@ def certified_epsilon_of_table2_noise(tables, params):
     parts = {f"{c} T0={int(float(x))}": number([g["value"].iloc[0]], float(params["epsilon_q"]), log10=PRIVACY_FACTOR_LOG10,
                                                 deterministic=True)
              for (c, x), g in t.groupby([t["panel"].astype(str), "x"])}
+    ev = combine(parts)
+    alt = tables["privacy"]
+    alt = alt[(alt["series"] == P) & (alt["metric"] == "certified_epsilon_per_sample")]
+    return ev.but(details={**ev.details, "paper_assumption_eps (2C/b_ref, q = 0.01, not run)":
+                           {f"{r.panel} T0={int(float(r.x))}": float(f"{r.value:.4g}") for r in alt.itertuples()}})
+
+
+@CLAIMS.claim("C41", figures="table2", kind="exact",
+              paper_says="Theorem 1 (eq. (23)): with the sample present with probability q in a release, the quantization-"
+                         "assisted Gaussian mechanism is (eps_Q, delta_Q)-DP over T0 uploads (Sec. IV)",
+              tests="the exact hockey-stick delta of ONE release of (22) in the worst-case coordinate (u = +C vs -C), with "
+                    "the paper's mixture (1 - q) P_- + q P_+ against P_-, at the whole budget eps_Q, for each model with "
+                    "Table II's sigma at the largest T0 printed: it must not exceed delta_Q (one release is the most "
+                    "generous case; T0 releases give delta >= 1 - (1 - q)^T0)",
+              refute=unchanged, support=lambda t, p: (t, {**p, "sampling_rate_q": 1e-6}))
+def theorem1_delta_one_release(tables, params):
+    from scipy.stats import norm
+
+    q, bits, eps = float(params["sampling_rate_q"]), int(params["bits"]), float(params["epsilon_q"])
+    parts = {}
+    for fam, table in params["sigma_table"].items():
+        t0 = max(int(k) for k in table)
+        c, sigma, d = float(params["clip"][fam]), float(table[t0] if t0 in table else table[str(t0)]), float(params["delta_q"][fam])
+        a = c + 3 * sigma  # the range of Q_L (22)
+        step = 2 * a / (2**bits - 1)
+        edges = -a + (np.arange(2**bits + 1) - 0.5) * step
+
+        def pmf(u):
+            cdf = norm.cdf((edges - u) / sigma)
+            cdf[0], cdf[-1] = 0.0, 1.0
+            return np.diff(cdf)
+
+        p_plus, p_minus = pmf(c), pmf(-c)
+        mix = (1 - q) * p_minus + q * p_plus
+        delta = max(np.maximum(mix - math.exp(eps) * p_minus, 0).sum(), np.maximum(p_minus - math.exp(eps) * mix, 0).sum())
+        parts[f"{fam} T0={t0}"] = exact_holds(delta <= d, regenerated=float(f"{delta:.4g}"), expected=f"<= {d:g}",
+                                              reason=f"one release: delta = {delta:.4g} (delta_Q = {d:g}); T0 = {t0} "
+                                                     f"releases: delta >= 1 - (1 - q)^T0 = {1 - (1 - q) ** t0:.4g}")
     return combine(parts)
 
 
@@ -615,85 +832,111 @@ def pfl_gain_last_round(tables, params):
 @CLAIMS.claim("C25", figures="fig5", kind="direction",
               paper_says="Fig. 5: the proposed WPFL is more accurate than pFedMe, APPLE, FedAMP and FedALA over the "
                          "aggregation rounds (Sec. VII-4)",
-              tests="per configuration and baseline, per seed, mean over the evaluated rounds of acc_P - acc_b > 0",
+              tests="per configuration and baseline, per seed, mean over the evaluated rounds of acc_P - acc_b > 0; every "
+                    "part (Bonferroni)",
               refute=_order_cf("fig5", "accuracy", P, PFL, a_wins=False), support=_order_cf("fig5", "accuracy", P, PFL, a_wins=True))
 def pfl_curve_ordering(tables, params):
-    parts = {}
+    diffs = {}
     for b in PFL:
-        parts.update(_ordering(tables, "fig5", "accuracy", P, b))
-    return combine(parts)
+        diffs.update(_ordering(tables, "fig5", "accuracy", P, b, per_level=False))
+    return _judge_all(diffs)
 
 
 @CLAIMS.claim("C26", figures="fig6", kind="number",
               paper_says="'it is better than the second-best (i.e., FedAMP) by 10.43% in accuracy' (Sec. VII-4, Sec. VIII)",
-              tests="per seed, mean over T0 and configurations of (acc_P - acc_FedAMP) / acc_FedAMP; against 0.1043 +- 25 %",
-              refute=_rel_support("fig6", "FedAMP", 0.0), support=_rel_support("fig6", "FedAMP", 0.1043))
-def pfl_gain_over_fedamp(tables, params):
-    vals, det = _mean_rel(tables, "fig6", "FedAMP")
-    return number(vals, 0.1043, rtol=GAIN_RTOL, details=det)
+              tests="per configuration (every one must match, Bonferroni), per seed, mean over T0 of (acc_P - acc_2nd) / "
+                    "acc_2nd, acc_2nd the most accurate PFL baseline at that (seed, T0); against 0.1043 +- 25 %. The gain "
+                    "over FedAMP itself is reported beside",
+              refute=_gain_refute("fig6", "accuracy", PFL), support=_gain_support("fig6", "accuracy", PFL, 0.1043))
+def pfl_gain_over_second_best(tables, params):
+    return _second_best_gain(tables, "fig6", "accuracy", 0.1043)
+
+
+def _second_best_gain(tables, fig, metric, paper_value):
+    """Per configuration: per seed, mean over T0 of Proposed's relative gain over the best PFL baseline (max test
+    loss: 1 - 10^(-mean log10(L_2nd / L_P)), a geometric mean that heavy tails cannot swamp)."""
+    t = need(tables, fig, metric=metric)
+    per, vs_fedamp, second = {}, {}, {}
+    for c in _configs(t, ALL):
+        try:
+            best = _best_of(t, c, PFL, metric)
+            prop = _grid(t, c, P, metric)
+        except MissingData:
+            continue
+        if metric == "max_test_loss":
+            per[c] = 1 - 10 ** (-_log_loss_ratio(prop, best).mean(axis=1))
+        else:
+            per[c] = _rel_gain(prop, best, True).mean(axis=1)
+        for amp_name in ("FedAMP", FEDAMP_ANCHOR):  # the two FedAMP deployments (README), reported beside
+            try:
+                amp = _grid(t, c, amp_name, metric)
+            except MissingData:
+                continue
+            g = (1 - 10 ** (-_log_loss_ratio(prop, amp).mean(axis=1))) if metric == "max_test_loss" \
+                else _rel_gain(prop, amp, True).mean(axis=1)
+            vs_fedamp.setdefault(c, {})[amp_name] = round(float(g.mean()), 4)
+        hb = HIGHER_BETTER[metric]
+        means = {b: float(_worst(_grid(t, c, b, metric), hb).mean().mean()) for b in PFL}
+        second[c] = max(means, key=means.get) if hb else min(means, key=means.get)
+    if not per:
+        raise MissingData(f"{fig}: Proposed and the PFL baselines not regenerated together")
+    level = bonferroni(len(per))
+    ev = combine({c: number(v, paper_value, rtol=GAIN_RTOL, level=level) for c, v in per.items()})
+    return ev.but(details={**ev.details, "part_level": round(level, 6), "gain_over_FedAMP": vs_fedamp,
+                           "second_best_on_average": second})
 
 
 @CLAIMS.claim("C27", figures="fig6", kind="direction",
               paper_says="FedAMP is the second-best method, i.e. the most accurate PFL baseline (Sec. VII-4)",
-              tests="per configuration and other baseline (pFedMe, APPLE, FedALA), per seed, mean over T0 of "
-                    "acc_FedAMP - acc_b > 0",
+              tests="per configuration, T0 and other baseline (pFedMe, APPLE, FedALA), per seed, acc_FedAMP - acc_b > 0; "
+                    "every part (Bonferroni)",
               refute=_order_cf("fig6", "accuracy", "FedAMP", ("pFedMe", "APPLE", "FedALA"), a_wins=False),
               support=_order_cf("fig6", "accuracy", "FedAMP", ("pFedMe", "APPLE", "FedALA"), a_wins=True))
 def fedamp_second_best(tables, params):
-    parts = {}
+    diffs = {}
     for b in ("pFedMe", "APPLE", "FedALA"):
-        parts.update(_ordering(tables, "fig6", "accuracy", "FedAMP", b))
-    return combine(parts)
+        diffs.update(_ordering(tables, "fig6", "accuracy", "FedAMP", b))
+    return _judge_all(diffs)
 
 
 @CLAIMS.claim("C28", figures="fig7", kind="number",
               paper_says="better than FedAMP 'by ... 8.16% in maximum test loss' (Sec. VII-4, Sec. VIII)",
-              tests="per seed, mean over T0 and configurations of (L_FedAMP - L_P) / L_FedAMP; against 0.0816 +- 25 %",
-              refute=lambda t, p: (_set(t, "fig7", "max_test_loss", {"FedAMP": 1.0, P: 1.0}), p),
-              support=lambda t, p: (_set(t, "fig7", "max_test_loss", {"FedAMP": 1.0, P: 1.0 - 0.0816}), p))
-def pfl_max_loss_gain_over_fedamp(tables, params):
-    t = need(tables, "fig7", metric="max_test_loss")
-    per, det = [], {}
-    for c in _configs(t, ALL):
-        try:
-            g = _rel_gain(_grid(t, c, P, "max_test_loss"), _grid(t, c, "FedAMP", "max_test_loss"), False)
-        except MissingData:
-            continue
-        per.append(g.mean(axis=1))
-        det[c] = round(float(np.nanmean(g.to_numpy())), 4)
-    if not per:
-        raise MissingData("fig7: Proposed and FedAMP not both regenerated")
-    return number(pd.concat(per, axis=1).mean(axis=1), 0.0816, rtol=LOSS_RTOL, details=det)
+              tests="per configuration (Bonferroni), per seed, 1 - L_P / L_2nd as a geometric mean over T0 (1 - 10^(-mean "
+                    "log10(L_2nd / L_P))), L_2nd the smallest max test loss of the PFL baselines at that (seed, T0); against "
+                    "0.0816 +- 25 %; the gain over FedAMP itself is reported beside",
+              refute=_gain_refute("fig7", "max_test_loss", PFL), support=_gain_support("fig7", "max_test_loss", PFL, 0.0816))
+def pfl_max_loss_gain_over_second_best(tables, params):
+    return _second_best_gain(tables, "fig7", "max_test_loss", 0.0816)
 
 
 @CLAIMS.claim("C29", figures="fig7", kind="direction",
               paper_says="'our proposed WPFL outperforms the benchmarks in accuracy and maximum test loss of all "
                          "participating clients' (Sec. VII-4, Figs. 6, 7)",
-              tests="per configuration and baseline, per seed, mean over T0 of L_b - L_P > 0 (max PL test loss, a "
-                    "diverged run counted as +inf) and of acc_P - acc_b > 0 (Fig. 6)",
+              tests="per configuration, T0 and baseline, per seed, log10(L_b / L_P) > 0 (max PL test loss; a diverged run "
+                    "6 decades worse) and acc_P - acc_b > 0 (Fig. 6); every part (Bonferroni)",
               refute=lambda t, p: _order_cf("fig6", "accuracy", P, PFL, a_wins=False)(
                   *_order_cf("fig7", "max_test_loss", P, PFL, a_wins=False)(t, p)),
               support=lambda t, p: _order_cf("fig6", "accuracy", P, PFL, a_wins=True)(
                   *_order_cf("fig7", "max_test_loss", P, PFL, a_wins=True)(t, p)))
 def pfl_orderings(tables, params):
-    parts = {}
+    diffs = {}
     for b in PFL:
-        parts.update({f"accuracy {k}": v for k, v in _ordering(tables, "fig6", "accuracy", P, b).items()})
-        parts.update({f"max loss {k}": v for k, v in _ordering(tables, "fig7", "max_test_loss", P, b).items()})
-    return combine(parts)
+        diffs.update({f"accuracy {k}": v for k, v in _ordering(tables, "fig6", "accuracy", P, b).items()})
+        diffs.update({f"max loss {k}": v for k, v in _ordering(tables, "fig7", "max_test_loss", P, b).items()})
+    return _judge_all(diffs)
 
 
 @CLAIMS.claim("C30", figures="fig6", kind="direction",
               paper_says="'the performance of pFedMe is always worse than the other benchmarks' (Sec. VII-4)",
-              tests="per configuration and other baseline (APPLE, FedAMP, FedALA), per seed, mean over T0 of "
-                    "acc_b - acc_pFedMe > 0",
+              tests="per configuration, T0 and other baseline (APPLE, FedAMP, FedALA), per seed, acc_b - acc_pFedMe > 0; "
+                    "every part (Bonferroni)",
               refute=_order_cf("fig6", "accuracy", "pFedMe", ("APPLE", "FedAMP", "FedALA"), a_wins=True),
               support=_order_cf("fig6", "accuracy", "pFedMe", ("APPLE", "FedAMP", "FedALA"), a_wins=False))
 def pfedme_worst(tables, params):
-    parts = {}
+    diffs = {}
     for b in ("APPLE", "FedAMP", "FedALA"):
-        parts.update(_ordering(tables, "fig6", "accuracy", b, "pFedMe"))
-    return combine(parts)
+        diffs.update(_ordering(tables, "fig6", "accuracy", b, "pFedMe"))
+    return _judge_all(diffs)
 
 
 def _drop(g: pd.DataFrame) -> pd.Series:
@@ -705,11 +948,12 @@ def _drop(g: pd.DataFrame) -> pd.Series:
               paper_says="'The performances of FedAMP, APPLE, and FedALA deteriorate faster than that of the proposed WPFL' "
                          "as T0 grows (Sec. VII-4)",
               tests="per configuration with >= 3 T0 values and baseline, per seed, drop_P - drop_b > 0 where drop = "
-                    "acc(largest T0) - max over T0 of acc",
-              refute=lambda t, p: (_peak_cf("fig6", "accuracy", P, peaked=True)(
-                  *_peak_cf("fig6", "accuracy", ["APPLE", "FedAMP", "FedALA"], peaked=False)(t, p))),
-              support=lambda t, p: (_peak_cf("fig6", "accuracy", P, peaked=False)(
-                  *_peak_cf("fig6", "accuracy", ["APPLE", "FedAMP", "FedALA"], peaked=True)(t, p))))
+                    "acc(largest T0) - max over T0 of acc; every part (Bonferroni); a part where neither deteriorates is "
+                    "not evaluated",
+              refute=_after(_with_levels("fig6"), lambda t, p: (_peak_cf("fig6", "accuracy", P, peaked=True)(
+                  *_peak_cf("fig6", "accuracy", ["APPLE", "FedAMP", "FedALA"], peaked=False)(t, p)))),
+              support=_after(_with_levels("fig6"), lambda t, p: (_peak_cf("fig6", "accuracy", P, peaked=False)(
+                  *_peak_cf("fig6", "accuracy", ["APPLE", "FedAMP", "FedALA"], peaked=True)(t, p)))))
 def baselines_deteriorate_faster(tables, params):
     t = need(tables, "fig6", metric="accuracy")
     parts = {}
@@ -723,28 +967,46 @@ def baselines_deteriorate_faster(tables, params):
             continue
         for b in ("APPLE", "FedAMP", "FedALA"):
             try:
-                parts[f"{c}: {b}"] = direction(_drop(gp) - _drop(_grid(t, c, b, "accuracy")), expect="positive")
+                db = _drop(_grid(t, c, b, "accuracy"))
             except MissingData:
                 continue
+            if (db == 0).all() and (_drop(gp) == 0).all():  # a tie: neither deteriorates over this T0 range
+                parts[f"{c}: {b}"] = not_evaluated(f"{c}: neither Proposed nor {b} deteriorates over T0 <= {gp.columns.max():g}")
+            else:
+                parts[f"{c}: {b}"] = _drop(gp) - db
     if not parts:
         raise MissingData("fig6: no PFL runs")
-    return combine(parts)
+    return _judge_mixed(parts)
 
 
 @CLAIMS.claim("C32", figures="fig7", kind="direction",
               paper_says="'The proposed WPFL outperforms pFedMe and FedALA in fairness ... the fairness of the proposed WPFL "
                          "is worse than that of FedAMP and APPLE' (Sec. VII-4)",
-              tests="per configuration, per seed, mean over T0 of J_P - J_b: > 0 for pFedMe and FedALA, < 0 for FedAMP and "
-                    "APPLE (Jain's index of PL training losses)",
+              tests="per configuration and T0, per seed, J_P - J_b: > 0 for pFedMe and FedALA, < 0 for FedAMP and APPLE "
+                    "(Jain's index of PL training losses); every part (Bonferroni)",
               refute=lambda t, p: _order_cf("fig7", "jain", P, PFL, a_wins=False)(t, p),
               support=lambda t, p: (_fair_support(t), p))
 def pfl_fairness_pattern(tables, params):
-    parts = {}
+    diffs = {}
     for b in ("pFedMe", "FedALA"):
-        parts.update(_ordering(tables, "fig7", "jain", P, b, expect="positive"))
+        diffs.update({k: (v, "positive") for k, v in _ordering(tables, "fig7", "jain", P, b).items()})
     for b in ("FedAMP", "APPLE"):
-        parts.update(_ordering(tables, "fig7", "jain", P, b, expect="negative"))
-    return combine(parts)
+        diffs.update({k: (v, "negative") for k, v in _ordering(tables, "fig7", "jain", P, b).items()})
+    return _judge_all(diffs)
+
+
+@CLAIMS.claim("C39", figures=["fig6", "fig7"], kind="direction",
+              paper_says="'Generally, the accuracy and maximum test loss of all participating clients improve first, then "
+                         "degrade as T0 grows, especially for the DNN models on the MNIST dataset and the CNN model' (Sec. VII-4)",
+              tests="Proposed, per configuration with >= 3 T0 values, per seed: the best interior accuracy minus the better "
+                    "endpoint > 0 (Fig. 6) and the larger endpoint minus the smallest interior max test loss > 0 (Fig. 7)",
+              refute=_after(_with_levels("fig6", "fig7"), lambda t, p: _peak_cf("fig6", "accuracy", P, peaked=False)(
+                  *_peak_cf("fig7", "max_test_loss", P, peaked=False, higher_is_peak=True)(t, p))),
+              support=_after(_with_levels("fig6", "fig7"), lambda t, p: _peak_cf("fig6", "accuracy", P, peaked=True)(
+                  *_peak_cf("fig7", "max_test_loss", P, peaked=True, higher_is_peak=False)(t, p))))
+def pfl_figures_improve_then_degrade(tables, params):
+    return combine({"accuracy (Fig. 6)": _peak_effect(tables, "fig6", P, "accuracy", higher_is_peak=True),
+                    "max test loss (Fig. 7)": _peak_effect(tables, "fig7", P, "max_test_loss", higher_is_peak=False)})
 
 
 def _fair_support(t):
@@ -771,7 +1033,7 @@ def delta_decreasing_in_sigma(tables, params):
     return exact_holds(ok)
 
 
-@CLAIMS.claim("C34", figures="p7", kind="exact",
+@CLAIMS.claim("C34", figures=["p7", "table1"], kind="exact",
               paper_says="Sec. V-B: 'Psi increases with eta_P, and first increases and then decreases with lambda'; eps_P "
                          "decreases with lambda when mu < 2",
               tests="signs of the differences of (30a), (30b) on grids eta in [0.001, 0.5], lambda in [1e-4, 2]; the "
@@ -794,7 +1056,7 @@ def psi_and_eps_monotonicity(tables, params):
                                 "Psi in lambda": shape})
 
 
-@CLAIMS.claim("C35", figures="p7", kind="exact",
+@CLAIMS.claim("C35", figures=["p7", "table1"], kind="exact",
               paper_says="Theorem 5: Phi is convex in eta_P on Omega0 and Omega1; P5 has the closed form "
                          "eta_F = mu / (2 (1 + phi1) L^2); (37)-(38) give lambda(eta) and the feasible set",
               tests="second differences of Phi(eta, lambda(eta)) >= -1e-9 |Phi| on 2,000-point grids of both intervals for "
@@ -823,7 +1085,7 @@ def theorem5_and_closed_forms(tables, params):
     return exact_holds(ok)
 
 
-@CLAIMS.claim("C36", figures="channel", kind="exact",
+@CLAIMS.claim("C36", figures=["channel", "table1"], kind="exact",
               paper_says="Sec. VI-B: 'the element error probability rho decreases' with the transmit power, so full power "
                          "P_th is optimal in P2; P3 'can be optimally solved using the KM algorithm'",
               tests="rho of (13)-(14) non-increasing in P for 200 random gains; KM's total cost equals brute force on 200 "

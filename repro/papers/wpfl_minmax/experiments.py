@@ -22,6 +22,8 @@ TRAIN_KEYS = ("num_clients", "num_subchannels", "total_bw_hz", "bs_power_dbm", "
               "test_fraction", "fig5_eval_every", "round_cap_factor", "rate_constraint", "dl_power_split", "ma_conversion",
               "dither_bits_target", "perfect_gaussian_sigma", "b_ref", "fedala_slice_batches", "tuning_lrs",
               "validation_fraction")
+#: what the regime run measures (the paper's setting: tau = 100, all data, b_n = round(q |D_n|))
+REGIME_KEYS = ("local_steps", "batch_size", "data_fraction")
 
 
 def validate(params: dict) -> None:
@@ -31,8 +33,9 @@ def validate(params: dict) -> None:
             raise ConfigError(f"t0_grid has no entry for configuration {cfg!r}")
         if cfg not in params["config_groups"]:
             raise ConfigError(f"config_groups has no entry for configuration {cfg!r}")
-        if "proposed" not in params["config_groups"][cfg]:
-            raise ConfigError(f"config_groups[{cfg!r}] must include 'proposed' (every figure compares against it)")
+        groups = params["config_groups"][cfg]
+        if groups and "proposed" not in groups:  # [] = configuration not run in this profile
+            raise ConfigError(f"config_groups[{cfg!r}] must be empty or include 'proposed' (every figure compares against it)")
         fam = cfg.split("_")[0]
         missing = [t for t in params["t0_grid"][cfg] if int(t) not in {int(k) for k in params["sigma_table"][fam]}]
         if missing:
@@ -75,8 +78,16 @@ def figures(params: dict) -> list[FigureSpec]:
     budget = RunSpec(SLUG, "link_budget", {k: params[k] for k in ("num_subchannels", "total_bw_hz", "noise_dbm_per_hz",
                                                                   "client_power_dbm", "bs_power_dbm", "pl0_db", "pl_exponent",
                                                                   "dl_power_split", "d_min_m", "d_max_m", "qam_order", "bits")}
-                     | {"draws": int(params["link_budget_draws"])})
+                     | {"points": int(params["link_budget_points"])})
+    regime_cfgs = [c for c in params["configs"] if c in ("dnn_mnist", "mlr_mnist") and params["config_groups"][c]]
+    regime = RunSpec(SLUG, "regime", {"configs": regime_cfgs, "t0": int(params["t0_default"]), "settings": _settings(params),
+                                      "paper_setting": {"local_steps": 100, "batch_size": "auto", "data_fraction": 1.0}},
+                     seed=int(params["seeds"][0]))
     return [
+        FigureSpec(SLUG, "regime", "Regime: DP noise and the global model's pull, profile vs paper setting",
+                   "noise-to-update ratio of one upload and the PL model's pull toward the global model per round, "
+                   "measured at the profile's and at the paper's setting", runs=[regime] if regime_cfgs else [],
+                   kind="table", paper_ref="supplementary", datasets=ds),
         FigureSpec(SLUG, "fig1", "Timeline of one WPFL round",
                    "selection, quantized DL, FL and PL updates, DP upload over OFDMA, aggregation", kind="diagram", paper_ref="Fig. 1"),
         FigureSpec(SLUG, "table1", "Simulation parameters", "the configuration used (Table I)", kind="table", paper_ref="Table I"),
@@ -124,5 +135,6 @@ def figures(params: dict) -> list[FigureSpec]:
 TASKS = {
     "table2": Task("repro.papers.wpfl_minmax.runs:table2"),
     "link_budget": Task("repro.papers.wpfl_minmax.runs:link_budget"),
+    "regime": Task("repro.papers.wpfl_minmax.runs:regime"),
     "train_group": Task("repro.papers.wpfl_minmax.runs:train_group", gpu=True),
 }

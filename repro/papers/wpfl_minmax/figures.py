@@ -16,17 +16,21 @@ from repro.stats import mean_interval
 
 LABELS = {"S1": "Proposed", "S2": "Gaussian", "S3": "MA", "S4": "Dithering", "S5": "Perfect Gaussian",
           "S6": "WPFL without DP", "S7": "Proposed (error-free)", "S8": "Round-Robin", "S9": "Random",
-          "S10": "Non-Adjustment", "S11": "pFedMe", "S12": "APPLE", "S13": "FedAMP", "S14": "FedALA"}
+          "S10": "Non-Adjustment", "S11": "pFedMe", "S12": "APPLE", "S13": "FedAMP", "S14": "FedALA",
+          "S15": "FedAMP (anchor only)"}
 STYLE = {"S1": ("tab:red", "o"), "S2": ("tab:blue", "s"), "S3": ("tab:green", "^"), "S4": ("tab:purple", "v"),
          "S5": ("tab:orange", "D"), "S6": ("tab:gray", "x"), "S7": ("k", "*"), "S8": ("tab:blue", "s"),
          "S9": ("tab:green", "^"), "S10": ("tab:purple", "v"), "S11": ("tab:blue", "s"), "S12": ("tab:green", "^"),
-         "S13": ("tab:purple", "v"), "S14": ("tab:orange", "D")}
+         "S13": ("tab:purple", "v"), "S14": ("tab:orange", "D"),
+         "S15": ("tab:pink", "<")}
 FIG_SERIES = {"fig2": ["S1", "S2", "S3", "S4", "S5", "S6"], "fig3": ["S1", "S7", "S8", "S9", "S10"],
               "fig4": ["S1", "S7", "S8", "S9", "S10"], "fig5": ["S1", "S11", "S12", "S13", "S14"],
-              "fig6": ["S1", "S11", "S12", "S13", "S14"], "fig7": ["S1", "S11", "S12", "S13", "S14"]}
+              "fig6": ["S1", "S11", "S12", "S13", "S14", "S15"], "fig7": ["S1", "S11", "S12", "S13", "S14", "S15"]}
 SERIES_GROUP = {"S1": "proposed", **{s: "mech" for s in ("S2", "S3", "S4", "S5", "S6")},
-                **{s: "sched" for s in ("S7", "S8", "S9", "S10")}, **{s: "pfl" for s in ("S11", "S12", "S13", "S14")}}
+                **{s: "sched" for s in ("S7", "S8", "S9", "S10")}, **{s: "pfl" for s in ("S11", "S12", "S13", "S14", "S15")}}
 LETTERS = "abcdefghijklmnop"
+#: series trained at the paper's fixed learning rate (swept only for the tuning table)
+FIXED_RATE = ("S8", "S9", "S10")
 PRIVACY_NOTE = ("eps_Q = 1 is the paper's nominal value; an RDP accountant certifies a far larger epsilon for the noise "
                 "run (privacy table)")
 
@@ -39,6 +43,7 @@ class Runs:
 
     def __init__(self, fig, results, params):
         self.data, self.tuning, self.p7, self.missing = {}, {}, {}, {}
+        self.default_lr, self.validation_proposed = float(params["default_lr"]), {}
         for r in fig.runs:
             if r.task != "train_group":
                 continue
@@ -49,6 +54,8 @@ class Runs:
                 continue
             for s, tune in res.get("tuning", {}).items():
                 self.tuning.setdefault(cfg, {})[s] = tune
+            if "validation_proposed" in res:
+                self.validation_proposed[cfg] = res["validation_proposed"]
             for seed, block in res["per_seed"].items():
                 for s, by_t in block["series"].items():
                     for t0, summ in by_t.items():
@@ -67,8 +74,10 @@ class Runs:
 
     def label(self, cfg, s) -> str:
         lab = LABELS[s]
+        if s in FIXED_RATE:
+            return f"{lab} (lr {self.default_lr:g}, paper)"
         tune = self.tuning.get(cfg, {}).get(s)
-        return f"{lab} (lr {tune['chosen']:g})" if tune else lab
+        return f"{lab} (lr {tune['chosen']:g}, tuned)" if tune else lab
 
 
 def _note(ctx, extra: str = "") -> str:
@@ -78,20 +87,32 @@ def _note(ctx, extra: str = "") -> str:
 BOUNDS = {"accuracy": (0.0, 1.0), "jain": (0.0, 1.0)}
 
 
-def _band(ax, xs, per_x, colour, marker, label, dashed=False, bounds=(-np.inf, np.inf)):
-    """Seed mean with its 95 % t-interval (points with error bars when there is one x); the interval is
-    drawn clipped to the metric's range (accuracy, Jain's index in [0, 1]); the CSV has every seed."""
+def _band(ax, xs, per_x, colour, marker, label, dashed=False, bounds=(-np.inf, np.inf), offset=0.0):
+    """Seed mean with its 95 % t-interval (points with error bars, shifted by ``offset`` so series do not
+    overlap, when there is one x); the interval is drawn clipped to the metric's range (accuracy, Jain's
+    index in [0, 1]); the CSV has every seed."""
     mean = np.array([np.mean(v) if len(v) and np.all(np.isfinite(v)) else np.nan for v in per_x])
     ivs = [mean_interval(v) if len(v) and np.all(np.isfinite(v)) else None for v in per_x]
     lo = np.clip([iv.low if iv and math.isfinite(iv.low) else np.nan for iv in ivs], *bounds)
     hi = np.clip([iv.high if iv and math.isfinite(iv.high) else np.nan for iv in ivs], *bounds)
     if len(xs) == 1:
-        ax.errorbar(xs, mean, yerr=[mean - lo, hi - mean] if np.isfinite(lo).all() else None, color=colour, marker=marker,
+        ax.errorbar([xs[0] + offset], mean, yerr=[mean - lo, hi - mean] if np.isfinite(lo).all() else None, color=colour, marker=marker,
                     label=label, capsize=3, ls="none")
     else:
         ax.plot(xs, mean, color=colour, marker=marker, label=label, ls="--" if dashed else "-")
         if np.isfinite(lo).any():
             ax.fill_between(xs, lo, hi, color=colour, alpha=0.15, lw=0)
+
+
+def _seeds(ax, xs, per_x, colour, marker, label, dashed=False, offset=0.0):
+    """Every seed's value (small points) and the geometric mean over seeds (line; points side by side when
+    there is one x): for the heavy-tailed max test loss, where a 3-seed t-interval says nothing."""
+    x = np.asarray(xs, float) + (offset if len(xs) == 1 else 0.0)
+    gm = np.array([np.exp(np.mean(np.log(v))) if len(v) and np.all(np.isfinite(v)) and np.all(v > 0) else np.nan
+                   for v in per_x])
+    ax.plot(x, gm, color=colour, marker=marker, label=label, ls="none" if len(xs) == 1 else ("--" if dashed else "-"))
+    for xi, v in zip(x, per_x):
+        ax.plot(np.full(len(v), xi), v, ".", color=colour, ms=3, alpha=0.6)
 
 
 def _vs_t0(fig, results, ctx, metrics):
@@ -118,14 +139,24 @@ def _vs_t0(fig, results, ctx, metrics):
                 label = runs.label(cfg, s) + (f" [diverged: {sum(bad)} clients in {sum(b > 0 for b in bad)} of {len(bad)} runs]"
                                               if sum(bad) else "")
                 col, mk = STYLE[s]
-                _band(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s == "S7"),
-                      bounds=BOUNDS.get(metric, (-np.inf, np.inf)))
+                off = 0.25 * (series.index(s) - (len(series) - 1) / 2)
+                if metric == "max_test_loss":  # heavy-tailed: every seed and their geometric mean, no t-interval
+                    _seeds(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s in ("S7", "S15")), offset=off)
+                else:
+                    _band(ax, t0s, [np.asarray(v, float) for v in per_x], col, mk, label, dashed=(s in ("S7", "S15")),
+                          bounds=BOUNDS.get(metric, (-np.inf, np.inf)), offset=off)
+                ax.set_xticks(t0s)
+                if len(t0s) == 1:  # one T0: points side by side (offsets), not a line
+                    ax.set_xlim(t0s[0] - 1, t0s[0] + 1)
                 drawn += 1
                 for t in t0s:
                     for summ, rid, seed in avail[s][t]:
                         v = summ.get(metric)
                         rows.append(dict(figure=fig.fig_id, panel=cfg, series=LABELS[s], x=t, metric=metric,
                                          value=np.nan if v is None else v, seed=seed, run_id=rid))
+                        if metric == "accuracy" and summ.get("global_accuracy") is not None:  # the FL model (CSV only)
+                            rows.append(dict(figure=fig.fig_id, panel=cfg, series=LABELS[s], x=t, metric="global_accuracy",
+                                             value=summ["global_accuracy"], seed=seed, run_id=rid))
             absent = [s for s in series if s not in avail]
             if not drawn:
                 mark_unavailable(ax, runs.reason(cfg, series))
@@ -136,7 +167,9 @@ def _vs_t0(fig, results, ctx, metrics):
             ax.legend(fontsize=5.5)
             if metric == "max_test_loss":
                 ax.set_yscale("log")
-    suptitle(f, f"{fig.paper_ref}: {fig.title} (seed mean, 95 % t-interval)", ctx.profile, PRIVACY_NOTE)
+    spread = ("seed mean, 95 % t-interval; max test loss: every seed and their geometric mean"
+              if any(m == "max_test_loss" for m, _ in metrics) else "seed mean, 95 % t-interval")
+    suptitle(f, f"{fig.paper_ref}: {fig.title} ({spread})", ctx.profile, PRIVACY_NOTE)
     return Rendered(tidy_frame(rows), f)
 
 
@@ -317,10 +350,12 @@ def _privacy(fig, results, ctx):
                               f"then R-bit quantization (post-processing)",
                     nominal_epsilon=float(p["epsilon_q"]), nominal_source="Theorem 1 / Table II (eq. (23))" if s in ("S1", "S5")
                     else "the baseline's own calibration (README)",
-                    noise_std=sigma, sensitivity=2 * c, releases=int(t0), delta=d, sampling_rate=q, accountant="rdp",
-                    assumptions=f"replace-one L2 sensitivity 2C of the released clipped model; T0 = {t0} uploads per client "
-                                f"composed; Poisson subsampling at the paper's q = {q:g} (favourable to the paper)")
-                per_sample = Certificate(mechanism="per-sample convention", nominal_epsilon=float(p["epsilon_q"]),
+                    noise_std=sigma, sensitivity=2 * c, releases=int(t0), delta=d, sampling_rate=1.0, accountant="rdp",
+                    assumptions=f"as run: the released object is the client's clipped local model (no per-sample clipping), "
+                                f"replace-one L2 sensitivity 2C; no subsampling (every upload is computed from the client's "
+                                f"data); T0 = {t0} uploads per client composed")
+                # the paper's assumption, not what was run: per-sample sensitivity 2C/b_ref, Poisson rate q
+                per_sample = Certificate(mechanism="paper's assumption (not run)", nominal_epsilon=float(p["epsilon_q"]),
                                          nominal_source="", noise_std=sigma, sensitivity=2 * c / b_ref, releases=int(t0),
                                          delta=d, sampling_rate=q)
                 flagged += cert.flagged
@@ -332,20 +367,25 @@ def _privacy(fig, results, ctx):
                                  seed=-1, run_id=rid))
                 body.append([CONFIG_LABELS[cfg], what, str(t0), f"{sigma:.4g}", f"{cert.nominal_epsilon:g}",
                              _fmt(cert.certified_epsilon), _fmt(per_sample.certified_epsilon), "yes" if cert.flagged else "no"])
-    header = ["config", "mechanism", "T0", "sigma", "eps nominal", "eps certified (sens. 2C)",
-              f"eps certified (sens. 2C/b_ref)", "differs > 2x"]
-    note = ("RDP accountant (dp-accounting), delta = delta_Q, T0 releases, Poisson rate q = 0.01. Sensitivity 2C: the released "
-            "object is a clipped model; 2C/b_ref: the per-sample convention of the Gaussian/MA calibrations. "
-            "Quantization is deterministic post-processing of the Gaussian release, so it cannot lower the certified epsilon.")
+    header = ["config", "mechanism", "T0", "sigma", "eps nominal (paper)", "eps certified as run (2C, no sampling)",
+              "eps under paper's assumption (2C/b_ref, q = 0.01; not run)", "differs > 2x"]
+    note = ("RDP accountant (dp-accounting), delta = delta_Q, T0 releases. As run: each upload is the client's clipped model "
+            "(L2 sensitivity 2C); no Poisson sampling and no per-sample clipping was executed (a sample enters an upload with "
+            "probability ~1 at tau = 100). Second reading, labelled, NOT what was run: per-sample sensitivity 2C/b_ref with "
+            "Poisson rate q = 0.01 (the paper's and the baselines' calibration convention). Quantization is post-processing. "
+            "Fig. 2 compares the mechanisms at very different certified epsilon.")
     title = "Privacy: nominal eps_Q vs epsilon certified for the noise actually added"
     f = draw_tables([(None, header, body or [["-"] * len(header)])], title, ctx.profile, note, width=13, col_widths="auto", fontsize=6.5)
     return Rendered(tidy_frame(rows), f, markdown_tables([(title, header, body)], note=note))
 
 
 def _fmt(v):
+    """A certified epsilon for a table: never "0" (a value the accountant floors to 0 is printed as a bound)."""
     if not math.isfinite(v):
         return "inf"
-    return f"{v:.2e}" if (v >= 1e4 or 0 < v < 1e-2) else (f"{v:.3g}" if v > 0 else "0")
+    if v <= 0:
+        return "< 1e-6 (accountant floor)"
+    return f"{v:.2e}" if (v >= 1e4 or v < 1e-2) else f"{v:.3g}"
 
 
 def _tuning(fig, results, ctx):
@@ -363,10 +403,17 @@ def _tuning(fig, results, ctx):
             rows.append(dict(figure="tuning", panel=cfg, series=LABELS[s], x=tune["t0"], metric="chosen_lr", value=tune["chosen"],
                              seed=int(ctx.params["seeds"][0]), run_id=rid))
             body.append([CONFIG_LABELS[cfg], LABELS[s]] + ["diverged" if grid.get(lr) is None else f"{grid[lr]:.3f}" for lr in lrs]
-                        + [f"{tune['chosen']:g}"])
+                        + [f"{tune['chosen']:g}" + (f" (runs at {runs.default_lr:g}, paper)" if s in FIXED_RATE else "")])
+        if cfg in runs.validation_proposed:
+            v = runs.validation_proposed[cfg]
+            rows.append(dict(figure="tuning", panel=cfg, series="Proposed", x=0.0, metric="validation_accuracy", value=v,
+                             seed=int(ctx.params["seeds"][0]), run_id=""))
+            body.append([CONFIG_LABELS[cfg], "Proposed (P5/P7 rates)"] + [f"{v:.3f}"] * len(lrs) + ["-"])
     header = ["config", "series"] + [f"lr {lr:g}" for lr in lrs] + ["chosen"]
     note = ("validation accuracy of the personalised models after training at T0 = min(T0 grid) on 80 % of every client's "
-            "training data, scored on the held-out 20 % (first seed); the chosen rate is used at every T0 and seed")
+            "training data, scored on the held-out 20 % (first seed); the PFL baselines train at the chosen rate at every T0 "
+            "and seed; the schedulers train at the paper's fixed rate (their sweep is the tuned comparison, beside "
+            "Proposed's validation accuracy)")
     title = "Learning-rate sweep of the fixed-rate methods"
     f = draw_tables([(None, header, body or [["-"] * len(header)])], title, ctx.profile, note, width=9, col_widths="auto", fontsize=7)
     return Rendered(tidy_frame(rows), f, markdown_tables([(title, header, body)], note=note))
@@ -394,7 +441,7 @@ def _channel(fig, results, ctx):
             for x, v in zip(d, row[metric]):
                 rows.append(dict(figure="channel", panel=f"link_budget_{row['direction']}", series=row["ber_snr"], x=x,
                                  metric=metric, value=v, seed=-1, run_id=""))
-    ax.set_title("(a) Table I link budget: mean rho, one random subchannel", fontsize=8)
+    ax.set_title("(a) Table I link budget: mean rho, one random subchannel\n(exact mean over Rayleigh fading)", fontsize=8)
     ax.set_xlabel("client distance (m)")
     ax.set_ylabel("element error rate rho (14)")
     ax.set_ylim(1e-12, 1)
@@ -462,6 +509,7 @@ def _p7(fig, results, ctx):
                            label=f"limit: {name.replace('_', ' ')}")
             ax.set_xlabel(r"X = $\Gamma_2\rho_G + \Gamma_3 + (G_0^2 + M\mu)^2\varepsilon_F/\mu^2$ of (34)")
             ax.set_ylabel(ylabel)
+            _span_note(ax, resp[metric])
             ax.legend(fontsize=5)
         for p7, rid, seed in blocks:
             for cur in p7["curves"]:
@@ -508,12 +556,47 @@ def _p7(fig, results, ctx):
         lo, hi = sorted(v["eta_p"] for v in lim.values())
         ax.set_ylim(lo - 0.2 * (hi - lo), hi + 0.2 * (hi - lo))
         ax.ticklabel_format(axis="y", useOffset=False)
+        _span_note(ax, [lo, hi], "limits")
         ax.set_xlabel(r"client's DL $\rho_{n,G}^{t+1}$ (0 drawn at 1e-12)")
         ax.set_ylabel(r"$\eta_{P,n}^{t+1}$ chosen")
         ax.legend(fontsize=5)
     suptitle(f, "Stage 2 (P7): eta_P* and lambda* vs the noise weight X of (34) (its range in training shaded); "
                 "values chosen per client and round", ctx.profile)
     return Rendered(tidy_frame(rows), f)
+
+
+def _span_note(ax, values, what="curve"):
+    """Say how narrow a zoomed y-axis is: the plotted values span only this share of their level."""
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if len(v) and v.mean() > 0:
+        ax.text(0.98, 0.98, f"y zoomed: {what} spans {100 * (v.max() - v.min()) / v.mean():.1f} %", transform=ax.transAxes,
+                ha="right", va="top", fontsize=6, color="#a00000")
+
+
+def _regime(fig, results, ctx):
+    """The regime the verdicts rest on, at the profile's setting beside the paper's (measured, one seed)."""
+    rows, body = [], []
+    res = next((r for r in results.values() if isinstance(r, dict) and "rows" in r and "t0" in r and "distance_m" not in r), None)
+    if res is None or is_unavailable(res):
+        body = [["-", res["reason"] if res else "no regime run in this profile"] + ["-"] * 7]
+    else:
+        for r in res["rows"]:
+            for m in ("noise_to_update", "pl_pull_per_round", "update_norm_median", "noise_norm", "sample_inclusion_per_upload",
+                      "eta_p", "lambda", "tau", "batch_median", "train_samples_median"):
+                rows.append(dict(figure="regime", panel=r["config"], series=r["setting"], x=float(res["t0"]), metric=m,
+                                 value=float(r[m]), seed=int(ctx.params["seeds"][0]), run_id=""))
+            body.append([CONFIG_LABELS[r["config"]], r["setting"], str(r["tau"]), f"{r['batch_median']:g}",
+                         f"{r['train_samples_median']:g}", f"{r['noise_to_update']:.3g}", f"{r['noise_to_update'] / math.sqrt(10):.3g}",
+                         f"{100 * r['pl_pull_per_round']:.1f} %", f"{r['sample_inclusion_per_upload']:.2f}"])
+    header = ["config", "setting", "tau", "batch", "train samples / client", "noise / update (one upload)",
+              "noise / update (mean of K = 10)", "PL pull to global per round", "sample inclusion per upload"]
+    note = ("one FL update (20a) from the initial model at P5's eta_F (median over clients) against sigma sqrt(|w|) of one upload "
+            "with Table II's sigma at T0 = t0_default; PL pull = 1 - (1 - eta_P lambda)^tau at P7's (eta_P, lambda). Paper "
+            "setting: tau = 100, all data, b_n = round(q |D_n|).")
+    title = "Regime: DP noise vs the update, and the PL model's pull toward the global model"
+    f = draw_tables([(None, header, body)], title, ctx.profile, note, width=12, col_widths="auto", fontsize=7)
+    return Rendered(tidy_frame(rows), f, markdown_tables([(title, header, body)], note=note))
 
 
 def _fig1(fig, results, ctx):
@@ -541,4 +624,5 @@ def _fig1(fig, results, ctx):
 #: figure id -> renderer (fig, results, ctx) -> Rendered
 RENDERERS = {"fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "privacy": _privacy,
              "fig2": _accuracy_vs_t0, "fig3": _accuracy_vs_t0, "fig6": _accuracy_vs_t0, "fig4": _fairness_vs_t0,
-             "fig7": _fairness_vs_t0, "fig5": _fig5, "channel": _channel, "p7": _p7, "tuning": _tuning}
+             "fig7": _fairness_vs_t0, "fig5": _fig5, "channel": _channel, "p7": _p7, "tuning": _tuning,
+             "regime": _regime}

@@ -26,7 +26,7 @@ import torch
 
 from repro.algorithms.base import FLSetup
 from repro.papers.wpfl_minmax import codec
-from repro.papers.wpfl_minmax.training import (
+from repro.papers.wpfl_minmax.loop import (
     ClientLog, RoundInfo, Series, accuracy_now, batch_sizes, final_metrics, rounds, step_plan_of)
 from repro.papers.wpfl_minmax.uplink import downlink, mechanism_sigma, quantize_global, transmit_uplink
 from repro.privacy.clip import clip_rows
@@ -133,9 +133,11 @@ def build_algorithm(env, spec: Series, setup: WirelessPFLSetup, link: RoundLink,
         return _apple(setup, link, int(p["round_cap_factor"]) * t0)
     if spec.algorithm == "fedamp":
         return FedAMP(setup)
+    if spec.algorithm == "fedamp_anchor":  # PFLlib's deployment (README, FedAMP): own model, cloud model as anchor
+        return FedAMP(setup, start="own")
     if spec.algorithm == "fedala":
         return FedALA(setup, start_phase_max_epochs=10, slice_batches=p["fedala_slice_batches"])
-    raise ValueError(f"unknown PFL algorithm {spec.algorithm!r}; allowed: pfedme, apple, fedamp, fedala")
+    raise ValueError(f"unknown PFL algorithm {spec.algorithm!r}; allowed: pfedme, apple, fedamp, fedamp_anchor, fedala")
 
 
 def run_pfl(env, spec: Series, t0: int, *, lr: float | None, eval_every: int | None) -> dict:

@@ -30,9 +30,11 @@ def table2(spec: RunSpec, ctx: RunContext) -> dict:
 
 
 def link_budget(spec: RunSpec, ctx: RunContext) -> dict:
-    """Eqs. (10)-(14) with Table I: mean SNR and the element error rate rho a client at distance d sees on
-    one random subchannel (Rayleigh, Monte Carlo) and on the best of K, with eq. (13) read per symbol and
-    as printed."""
+    """Eqs. (10)-(14) with Table I: mean SNR and the mean element error rate rho a client at distance d
+    sees on one random subchannel and on the best of K, with eq. (13) read per symbol and as printed.
+    The mean over Rayleigh fading (gain x ~ Exp(1); the best of K iid gains has density
+    K (1 - e^-x)^(K-1) e^-x) is integrated numerically on a log grid of x, so the rare deep fades that
+    dominate the mean are weighted exactly (a Monte Carlo mean with few draws misses them)."""
     from repro.wireless.channel import LinkBudget, dbm_to_watt, linear_to_db
     from repro.wireless.qam import qam_ber, word_error_probability
 
@@ -40,27 +42,91 @@ def link_budget(spec: RunSpec, ctx: RunContext) -> dict:
     lb = LinkBudget(num_subchannels=p["num_subchannels"], total_bw_hz=p["total_bw_hz"], noise_dbm_per_hz=p["noise_dbm_per_hz"],
                     client_power_dbm=p["client_power_dbm"], bs_power_dbm=p["bs_power_dbm"], pl0_db=p["pl0_db"],
                     pl_exponent=p["pl_exponent"], dl_power_split=p["dl_power_split"])
-    rng = ctx.streams(spec).numpy("channel")
     d = np.linspace(p["d_min_m"], p["d_max_m"], 19)
-    x = rng.exponential(size=(int(p["draws"]), p["num_subchannels"]))
-    out = {"distance_m": d.tolist(), "rows": []}
+    x, w_one, w_best = fading_quadrature(int(p["points"]), int(p["num_subchannels"]))
+    out = {"distance_m": d.tolist(), "rows": [], "quadrature": {"points": len(x), "x_min": float(x[0]), "x_max": float(x[-1])}}
     for direction, power in (("uplink", p["client_power_dbm"]), ("downlink", lb.dl_power_dbm)):
         mean_snr = lb.snr(dbm_to_watt(power), lb.mean_gain(d))
         for convention in ("symbol", "bit"):
-            rho = word_error_probability(qam_ber(mean_snr[:, None, None] * x[None], p["qam_order"], convention), p["bits"])
+            rho = word_error_probability(qam_ber(mean_snr[:, None] * x[None, :], p["qam_order"], convention), p["bits"])
+            rho0 = word_error_probability(qam_ber(np.zeros(1), p["qam_order"], convention), p["bits"])[0]
+            tail = float(-np.expm1(-x[0]))  # P(gain < x_min): counted at the rate of gain 0
             out["rows"].append({"direction": direction, "ber_snr": convention, "mean_snr_db": linear_to_db(mean_snr).tolist(),
-                                "rho_random": rho[:, :, 0].mean(1).tolist(), "rho_best_of_k": rho.min(2).mean(1).tolist()})
+                                "rho_random": (rho @ w_one + rho0 * tail).tolist(),
+                                "rho_best_of_k": (rho @ w_best + rho0 * tail ** int(p["num_subchannels"])).tolist()})
     return out
+
+
+def fading_quadrature(points: int, k: int, x_min: float = 1e-14, x_max: float = 60.0):
+    """Nodes x (log-spaced) and trapezoid weights for E[f(x)], x ~ Exp(1), and for the best of k iid such
+    gains, over [x_min, x_max] (the mass outside is below 1e-14 and e^-60)."""
+    u = np.linspace(np.log(x_min), np.log(x_max), points)
+    x = np.exp(u)
+    trap = np.full(points, u[1] - u[0])
+    trap[[0, -1]] /= 2
+    w_one = trap * x * np.exp(-x)  # dx = x du
+    w_best = w_one * k * (-np.expm1(-x)) ** (k - 1)
+    return x, w_one, w_best
+
+
+def regime(spec: RunSpec, ctx: RunContext) -> dict:
+    """How the DP noise and the global model weigh in one round, at the profile's setting and at the
+    paper's (tau = 100, all data, b_n = round(q |D_n|)): one FL update (20a) from the initial model at P5's
+    eta_F against the noise norm sigma sqrt(|w|) of one upload (Table II sigma at ``t0``), and the pull of the
+    PL step (20b) toward the received global model per round, 1 - (1 - eta_P lambda)^tau, at P7's choice."""
+    import torch
+
+    from repro.data import DatasetUnavailableError
+    from repro.engine.train import local_sgd
+    from repro.papers.wpfl_minmax import theory as th
+    from repro.papers.wpfl_minmax.environment import PAPER_NUM_PARAMS, build_environment
+    from repro.papers.wpfl_minmax.loop import batch_sizes, step_plan_of
+    from repro.papers.wpfl_minmax.uplink import mechanism_sigma
+
+    t0 = int(spec.params["t0"])
+    rows = []
+    for cfg in spec.params["configs"]:
+        for setting, over in (("profile", {}), ("paper", dict(spec.params["paper_setting"]))):
+            params = {**spec.params["settings"], **over}
+            params["sigma_table"] = {m: {int(k): v for k, v in t.items()} for m, t in params["sigma_table"].items()}
+            try:
+                env = build_environment(cfg, params, spec.seed)
+            except DatasetUnavailableError:
+                return unavailable_result(f"dataset {CONFIG_DATASET[cfg]} not available offline")
+            p, fam = env.params, env.family
+            L, mu = th.lipschitz_and_convexity(cfg)
+            kb = th.BoundConstants(**p["bound_constants"], M=env.m_bound)
+            eta_f = th.eta_fl_optimal(mu, L, kb)
+            eps_f, eps_p = float(th.eps_fl(eta_f, mu, L, kb)), th.eps_pl_target(mu, float(p["eps_p_fraction"]))
+            sigma, clip, bits = mechanism_sigma(env, "proposed", t0), float(p["clip"][fam]), int(p["bits"])
+            m = th.ModelBoundInputs(PAPER_NUM_PARAMS[cfg], clip, sigma, (clip + 3 * sigma) / (2.0**bits - 1), clip / (2.0**bits - 1))
+            eta_p, lam, _ = th.solve_p7(np.zeros(1), g0=env.g0, mu=mu, eps_p=eps_p, eps_f=eps_f,
+                                        gam2=th.gamma2(0.0, m, kb), gam3=th.gamma3(0.0, m, kb), k=kb)
+            tau = int(p["local_steps"])
+            start = env.theta0.unsqueeze(0).repeat(env.num_clients, 1)
+            upd = float((local_sgd(env.model, start, env.train, step_plan_of(env, 1), lr=eta_f) - start).norm(dim=1).median())
+            sizes = env.train.sizes.double()
+            b = batch_sizes(env)
+            bt = b.double() if isinstance(b, torch.Tensor) else torch.full_like(sizes, float(b))
+            noise = sigma * float(np.sqrt(env.theta0.numel()))
+            pull = 1 - (1 - float(eta_p[0]) * float(lam[0])) ** tau
+            rows.append({"config": cfg, "setting": setting, "tau": tau, "batch_median": float(bt.median()),
+                         "train_samples_median": float(sizes.median()), "sigma": sigma, "eta_f": eta_f,
+                         "eta_p": float(eta_p[0]), "lambda": float(lam[0]), "update_norm_median": upd, "noise_norm": noise,
+                         "noise_to_update": noise / upd, "pl_pull_per_round": pull,
+                         "sample_inclusion_per_upload": float((1 - (1 - torch.minimum(bt, sizes) / sizes) ** tau).mean())})
+            ctx.log(f"regime {cfg} {setting}: noise/update {noise / upd:.3g}, PL pull {pull:.3g}")
+    return {"t0": t0, "rows": rows}
 
 
 def train_group(spec: RunSpec, ctx: RunContext) -> dict:
     """Every series of one group at every T0 of the configuration, for every seed. The learning rate of
-    each fixed-rate series is chosen once, by the sweep on the first seed's validation split, and then
-    used for every seed and T0."""
+    each PFL baseline is chosen once, by the sweep on the first seed's validation split, and then used for
+    every seed and T0; the schedulers are swept too (reported beside) but train at the paper's fixed rate."""
     from repro.data import DatasetUnavailableError
     from repro.papers.wpfl_minmax.environment import build_environment
-    from repro.papers.wpfl_minmax.training import GROUPS, TUNED, run_series
-    from repro.papers.wpfl_minmax.tuning import tune_learning_rate
+    from repro.papers.wpfl_minmax.training import GROUPS, TUNED, TUNED_APPLIED, run_series
+    from repro.papers.wpfl_minmax.tuning import tune_learning_rate, validation_accuracy
 
     cfg, group = spec.params["config"], spec.params["group"]
     t0s, seeds = [int(t) for t in spec.params["t0s"]], [int(s) for s in spec.params["seeds"]]
@@ -79,7 +145,11 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
             for series in GROUPS[group]:
                 if series in TUNED:
                     tune = tune_learning_rate(env, series, min(t0s), params["tuning_lrs"], log=ctx.log)
-                    out["tuning"][series], lrs[series] = tune, tune["chosen"]
+                    out["tuning"][series] = tune
+                    if series in TUNED_APPLIED:  # the schedulers keep the paper's fixed rate (C1/C2 are about it)
+                        lrs[series] = tune["chosen"]
+            if group == "sched":  # Proposed on the same validation split, for the tuned comparison beside C1/C2
+                out["validation_proposed"] = validation_accuracy(env, "S1", min(t0s))
         block = {"g0": env.g0, "m_bound": env.m_bound, "series": {}}
         for series in GROUPS[group]:
             block["series"][series] = {}

@@ -1,4 +1,4 @@
-"""Training of one series at one T0: the round loop every series shares, and the paper's WPFL (Alg. 1 + 2).
+"""Training of one series at one T0: dispatch, and the paper's WPFL (Alg. 1 + 2) over the shared round loop (:mod:`repro.papers.wpfl_minmax.loop`).
 
 Every series runs the same rounds (common random numbers: distances, fading, mini-batches, DP noise
 and bit flips come from streams keyed by (seed, round), so series are paired):
@@ -11,35 +11,25 @@ and bit flips come from streams keyed by (seed, round), so series are paired):
 
 WPFL (S1-S10): the scheduled clients run (20a) from their received global model; every client runs
 (20b) anchored at it; Stage 2 (P5 closed form, P7 per client) sets the next round's rates for the
-series that adapt (S1-S7); S8-S10 keep fixed coefficients (their learning rate from the tuning sweep).
+series that adapt (S1-S7); S8-S10 keep fixed coefficients (the paper's default learning rate).
 The PFL baselines (S11-S14) are in :mod:`repro.papers.wpfl_minmax.pfl_baselines`.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from repro.papers.wpfl_minmax import theory as th
 from repro.papers.wpfl_minmax.environment import PAPER_NUM_PARAMS, Environment
+from repro.papers.wpfl_minmax.loop import (  # noqa: F401  (re-exported: the round loop's public names)
+    ClientLog, RoundInfo, Series, Stage1, accuracy_now, batch_sizes, final_metrics, next_downlink, rounds, step_plan_of)
+from repro.papers.wpfl_minmax.pfl_baselines import run_pfl
 from repro.papers.wpfl_minmax.uplink import (
     BitStats, downlink, mechanism_sigma, quantize_global, transmit_uplink)
 from repro.privacy.clip import clip_rows  # (2): u / max(1, ||u|| / C) per row
-from repro.wireless.channel import min_rate
-from repro.wireless.scheduling import RoundRobin, assignment_cost, min_error_assignment, random_schedule
-
-
-@dataclass(frozen=True)
-class Series:
-    label: str
-    mechanism: str  # uplink DP mechanism (uplink.MECHANISMS)
-    policy: str  # Stage 1: km | rr | random
-    coefficients: str  # p7 (Stage 2 adapts eta_F, eta_P, lambda) | fixed (one learning rate, lambda fixed)
-    error_free: bool = False
-    algorithm: str = "wpfl"  # wpfl | pfedme | apple | fedamp | fedala
 
 
 SERIES = {
@@ -57,170 +47,14 @@ SERIES = {
     "S12": Series("APPLE", "proposed", "km", "fixed", algorithm="apple"),
     "S13": Series("FedAMP", "proposed", "km", "fixed", algorithm="fedamp"),
     "S14": Series("FedALA", "proposed", "km", "fixed", algorithm="fedala"),
+    "S15": Series("FedAMP (anchor only)", "proposed", "km", "fixed", algorithm="fedamp_anchor"),
 }
 GROUPS = {"proposed": ["S1"], "mech": ["S2", "S3", "S4", "S5", "S6"], "sched": ["S7", "S8", "S9", "S10"],
-          "pfl": ["S11", "S12", "S13", "S14"]}
-#: series whose learning rate the tuning sweep chooses (the others follow their own rule: P5 / P7)
-TUNED = ("S8", "S9", "S10", "S11", "S12", "S13", "S14")
-
-
-# ---- the rounds every series shares --------------------------------------------------------------
-
-@dataclass
-class RoundInfo:
-    t: int
-    ul: object  # LinkState [N, K]
-    dl: object  # LinkState [N]
-    clients: np.ndarray
-    subs: np.ndarray
-
-    @property
-    def ul_ber(self) -> np.ndarray:
-        return self.ul.ber[self.clients, self.subs]
-
-    @property
-    def ul_rho(self) -> np.ndarray:
-        return self.ul.word_error[self.clients, self.subs]
-
-
-@dataclass
-class ClientLog:
-    """Per-client sums over the rounds: what each client's links looked like and what Stage 2 chose."""
-
-    n: int
-    ul_rho_sum: np.ndarray = None
-    ul_count: np.ndarray = None
-    dl_rho_sum: np.ndarray = None
-    dl_errors: np.ndarray = None
-    eta_p_sum: np.ndarray = None
-    lam_sum: np.ndarray = None
-    rounds: int = 0
-    decisions: list = field(default_factory=list)
-
-    def __post_init__(self):
-        z = lambda: np.zeros(self.n)  # noqa: E731
-        self.ul_rho_sum, self.ul_count, self.dl_rho_sum, self.dl_errors = z(), z(), z(), z()
-        self.eta_p_sum, self.lam_sum = z(), z()
-
-    def add(self, r: RoundInfo, eta_p, lam, dl_err, keep_decisions: bool):
-        self.ul_rho_sum[r.clients] += r.ul_rho
-        self.ul_count[r.clients] += 1
-        self.dl_rho_sum += r.dl.word_error
-        self.dl_errors += dl_err
-        self.eta_p_sum += eta_p
-        self.lam_sum += lam
-        self.rounds += 1
-        if keep_decisions:
-            self.decisions.append({"t": r.t, "eta_p": _r(eta_p), "lambda": _r(lam), "rho_g": _r(r.dl.word_error),
-                                   "scheduled": [int(c) for c in r.clients], "rho_l": _r(r.ul_rho)})
-
-    def summary(self, distances) -> dict:
-        k = max(self.rounds, 1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ul = np.where(self.ul_count > 0, self.ul_rho_sum / np.maximum(self.ul_count, 1), np.nan)
-        out = {"distance_m": _r(distances), "uploads": self.ul_count.astype(int).tolist(), "ul_rho_mean": _r(ul),
-               "dl_rho_mean": _r(self.dl_rho_sum / k), "dl_erroneous_elements_mean": _r(self.dl_errors / k),
-               "eta_p_mean": _r(self.eta_p_sum / k), "lambda_mean": _r(self.lam_sum / k)}
-        if self.decisions:
-            out["decisions"] = self.decisions
-        return out
-
-
-def _r(a, digits: int = 6):
-    return [None if not np.isfinite(v) else float(f"{v:.{digits}g}") for v in np.asarray(a, dtype=float).ravel()]
-
-
-class Stage1:
-    """Client selection and subchannel assignment of one policy, with the C7 cap (Sec. VI-B)."""
-
-    def __init__(self, env: Environment, policy: str):
-        p = env.params
-        self.policy, self.env = policy, env
-        self.r_min = min_rate(PAPER_NUM_PARAMS[env.config], int(p["bits"]), float(p["max_delay_s"][env.family]))
-        self.rr = RoundRobin(env.num_clients, int(p["num_subchannels"]))
-        from repro.engine.rng import RngStreams
-        self.rng = RngStreams(env.seed).numpy("scheduling")
-
-    def __call__(self, ul, eligible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.policy == "km":  # P3 (33): min sum rho on the true channel (also for the error-free series)
-            cost = assignment_cost(ul.word_error, ul.snr, ul.rate, self.r_min, self.env.params["rate_constraint"])
-            return min_error_assignment(cost, eligible)
-        if self.policy == "rr":
-            return self.rr(eligible)
-        if self.policy == "random":
-            return random_schedule(eligible, int(self.env.params["num_subchannels"]), self.rng)
-        raise ValueError(f"unknown scheduling policy {self.policy!r}; allowed: km, rr, random")
-
-
-def rounds(env: Environment, policy: str, t0: int):
-    """Yield the rounds of one series: channel draws, schedule; stops when every client has made T0
-    uploads (C7) or at ``round_cap_factor * T0`` rounds."""
-    from repro.engine.rng import RngStreams
-
-    streams = RngStreams(env.seed)
-    chan = env.channel()
-    stage1 = Stage1(env, policy)
-    uploads = np.zeros(env.num_clients, np.int64)
-    cap = int(env.params["round_cap_factor"]) * t0
-    t = 1
-    while (uploads < t0).any() and t <= cap:
-        ul = chan.uplink(streams.torch("channel_ul", key=t))
-        dl = chan.downlink(streams.torch("channel_dl", key=t))
-        clients, subs = stage1(ul, uploads < t0)
-        yield RoundInfo(t, ul, dl, clients, subs)
-        uploads[clients] += 1
-        t += 1
-
-
-def next_downlink(env: Environment, t: int):
-    """The DL link state of round ``t`` (the same draw :func:`rounds` makes), for Stage 2's rho_G^{t+1}."""
-    from repro.engine.rng import RngStreams
-
-    return env.channel().downlink(RngStreams(env.seed).torch("channel_dl", key=t))
-
-
-def batch_sizes(env: Environment):
-    b = env.params["batch_size"]
-    if b == "auto":  # b_n = max(1, round(q |D_n|)) (README, decisions)
-        return torch.clamp(torch.round(env.params["sampling_rate_q"] * env.train.sizes.double()), min=1).to(torch.int64)
-    return int(b[env.family])
-
-
-def step_plan_of(env: Environment, t: int):
-    """Round t's mini-batches (tau steps of batch b for every client); the same for every series."""
-    from repro.engine.rng import RngStreams
-    from repro.engine.schedule import step_plan
-
-    return step_plan(env.train.sizes.cpu(), batch_sizes(env), int(env.params["local_steps"]),
-                     RngStreams(env.seed).torch("data_order", key=int(t)))
-
-
-def final_metrics(env: Environment, personal: torch.Tensor) -> dict:
-    """Sec. VII-3 metrics of the personalised models of all N clients: sample-weighted test accuracy,
-    max test loss, Jain's index of the training losses. A client whose model is not finite (a diverged
-    method) is counted in ``nonfinite_clients`` and scored as failed: accuracy 0, loss +inf, Jain undefined."""
-    from repro.engine.train import evaluate
-
-    n = env.num_clients
-    bad = ~torch.isfinite(personal).all(1)
-    ev_test, ev_train = evaluate(env.model, personal, env.test), evaluate(env.model, personal, env.train)
-    acc, loss = ev_test.accuracy.double().clone(), ev_test.loss.double().clone()
-    acc[bad], loss[bad] = 0.0, float("inf")
-    count = ev_test.count.double()
-    x = ev_train.loss.double()
-    jain = float(x.sum() ** 2 / (n * (x**2).sum())) if not bool(bad.any()) else float("nan")
-    tr_acc = ev_train.accuracy.double().clone()
-    tr_acc[bad] = 0.0
-    return {"accuracy": float((acc * count).sum() / count.sum()), "accuracy_unweighted": float(acc.mean()),
-            "max_test_loss": float(loss.max()), "jain": jain,
-            "train_accuracy": float((tr_acc * ev_train.count.double()).sum() / ev_train.count.double().sum()),
-            "test_accuracy_per_client": _r(acc), "nonfinite_clients": int(bad.sum())}
-
-
-def accuracy_now(env: Environment, personal: torch.Tensor) -> float:
-    from repro.engine.train import evaluate
-
-    return evaluate(env.model, personal, env.test).weighted_mean("accuracy")
+          "pfl": ["S11", "S12", "S13", "S14", "S15"]}
+#: series the learning-rate sweep scores (the others follow their own rule: P5 / P7)
+TUNED = ("S8", "S9", "S10", "S11", "S12", "S13", "S14", "S15")
+#: series that train at the swept rate; the schedulers S8-S10 train at the paper's fixed default_lr (Sec. VII)
+TUNED_APPLIED = ("S11", "S12", "S13", "S14", "S15")
 
 
 # ---- dispatch ------------------------------------------------------------------------------------
@@ -233,8 +67,6 @@ def run_series(env: Environment, series: str, t0: int, *, lr: float | None = Non
     if spec.algorithm == "wpfl":
         out = run_wpfl(env, spec, t0, lr=lr, eval_every=eval_every, keep_decisions=keep_decisions, bit_stats=bit_stats)
     else:
-        from repro.papers.wpfl_minmax.pfl_baselines import run_pfl
-
         out = run_pfl(env, spec, t0, lr=lr, eval_every=eval_every)
     out.update(series=series, label=spec.label, t0=t0, cpu_s=time.process_time() - t_start)
     log(f"{env.config} {series} ({spec.label}) T0={t0}: acc={out['accuracy']:.4f} maxloss={out['max_test_loss']:.3f} "
@@ -305,6 +137,7 @@ def run_wpfl(env: Environment, spec: Series, t0: int, *, lr: float | None, eval_
         records.append(rec)
         t_last = t
     out = {"rounds": t_last, "sigma": sigma, "eta_f": eta_f, "lr": None if adapt else lr_fixed, **final_metrics(env, pl),
+           "global_accuracy": accuracy_now(env, omega_g.unsqueeze(0).expand(n, -1)),  # the FL model every client reads
            "clients": log.summary(env.distances), "records": records}
     if stats is not None:
         out["bits"] = stats.summary()

@@ -26,3 +26,8 @@ def tune_learning_rate(env, series: str, t0: int, lrs, log=print) -> dict:
     log(f"{env.config} {series}: validation accuracy per learning rate "
         + ", ".join(f"{lr:g}: {s:.4f}" for lr, s in scores.items()) + f" -> {chosen:g}")
     return {"grid": {str(lr): (None if not math.isfinite(s) else s) for lr, s in scores.items()}, "chosen": chosen, "t0": t0}
+
+
+def validation_accuracy(env, series: str, t0: int) -> float:
+    """Validation accuracy of a series that sets its own rates (Proposed: P5 / P7), on the sweep's split."""
+    return float(run_series(env.validation_split(), series, t0, log=lambda m: None)["accuracy"])

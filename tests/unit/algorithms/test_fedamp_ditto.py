@@ -161,3 +161,22 @@ def test_stacked_lambda_sweep_equals_its_runs_one_by_one():
         alone = run([lam])
         torch.testing.assert_close(stacked.personal[i], alone.personal[0], atol=1e-6, rtol=1e-5)
         torch.testing.assert_close(stacked.global_params, alone.global_params, atol=1e-6, rtol=1e-5)
+
+
+def test_fedamp_own_start_trains_the_own_model_anchored_at_the_cloud_model():
+    """start="own" (PFLlib's deployment): local SGD from w_i with the proximal anchor u_i; the paper's
+    default restarts from u_i. Both share the attention and the message."""
+    from repro.engine.train import local_sgd
+
+    setup, model, streams = _setup()
+    own, cloud = FedAMP(setup, start="own"), FedAMP(setup)
+    state = own.round(own.init(model.init(streams.torch("init"))[0]), 0)  # personal models now differ from u_i
+    S = setup.clients_or_all(None)
+    u = own.cloud_models(state, S, 1)
+    want = local_sgd(setup.model, state.personal, setup.train, setup.plan(1), lr=setup.lr, mu=own.prox, anchor=u,
+                     row_client=S)
+    got = own.round(state, 1).personal
+    torch.testing.assert_close(got, want)
+    assert float((cloud.round(state, 1).personal - got).abs().max()) > 1e-6
+    with pytest.raises(ValueError, match="start"):
+        FedAMP(setup, start="nowhere")

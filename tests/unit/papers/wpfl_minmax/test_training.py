@@ -116,3 +116,39 @@ def test_missing_dataset_gives_unavailable_result(tmp_path, monkeypatch):
     spec = E.group_runs(p, "proposed")[0]
     out = runs.train_group(spec, ex.RunContext(profile="smoke", run_id="x", log=lambda m: None))
     assert ex.is_unavailable(out)
+
+
+def test_fading_quadrature_integrates_exponential_moments_and_deep_fades():
+    """The link budget's exact mean over Rayleigh fading: E[1] = 1, E[x] = 1, and E[exp(-a x)] = 1/(1 + a),
+    which for large a is carried by the deep fades a small Monte Carlo sample misses."""
+    from repro.papers.wpfl_minmax.runs import fading_quadrature
+
+    x, w_one, w_best = fading_quadrature(4000, 10)
+    assert abs(w_one.sum() - 1) < 1e-6 and abs(w_best.sum() - 1) < 1e-6
+    assert abs((x * w_one).sum() - 1) < 1e-6
+    assert abs((x * w_best).sum() - sum(1 / k for k in range(1, 11))) < 1e-5  # E[max of 10 Exp(1)] = H_10
+    for a in (1e2, 1e4, 1e6):
+        assert abs((np.exp(-a * x) * w_one).sum() / (1 / (1 + a)) - 1) < 1e-3
+
+
+def test_fedamp_anchor_variant_keeps_own_model_as_start():
+    """S15 trains from the client's own model and uses the cloud model only as the anchor; S13 (the shared
+    FedAMP) restarts from the cloud model: different runs, both finite."""
+    from repro.papers.wpfl_minmax.training import run_series
+
+    env = _env()
+    a = run_series(env, "S13", 2, lr=0.03, log=lambda m: None)
+    b = run_series(env, "S15", 2, lr=0.03, log=lambda m: None)
+    assert a["nonfinite_clients"] == 0 and b["nonfinite_clients"] == 0
+    assert a["accuracy"] != b["accuracy"]
+
+
+def test_missing_dataset_regime_run_is_unavailable(tmp_path, monkeypatch):
+    from repro.papers.wpfl_minmax import experiments as E, runs
+
+    monkeypatch.setenv("REPRO_DATA_MIRROR", str(tmp_path / "empty"))
+    monkeypatch.setenv("REPRO_DATA_DIR", str(tmp_path / "cache"))
+    (tmp_path / "empty").mkdir()
+    p = ex.load_params("wpfl_minmax", "smoke")
+    spec = next(r for f in E.figures(p) if f.fig_id == "regime" for r in f.runs)
+    assert ex.is_unavailable(runs.regime(spec, ex.RunContext(profile="smoke", run_id="x", log=lambda m: None)))
