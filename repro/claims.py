@@ -56,7 +56,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from repro.stats import Interval, exact_value, mean_interval
+from repro.stats import LEVEL, Interval, exact_value, mean_interval
 
 VERDICTS = ("reproduced", "not_reproduced", "inconclusive", "not_evaluated")
 KINDS = ("exact", "direction", "number")
@@ -141,12 +141,13 @@ def exact_holds(condition: bool, *, regenerated=None, expected=None, reason: str
 
 
 def direction(replicates, *, expect: str = "positive", threshold: float = 0.0, deterministic: bool = False,
-              reason: str = "", details: dict | None = None) -> Evidence:
+              level: float = LEVEL, reason: str = "", details: dict | None = None) -> Evidence:
     """The sign of an effect, from one value per seed (or one exact value when ``deterministic``).
 
     ``expect="positive"``: the paper says effect > threshold. ``reproduced`` iff the whole 95 %
     interval is above ``threshold``; ``not_reproduced`` iff the whole interval is at or below it;
-    ``inconclusive`` otherwise. ``"negative"`` mirrors this.
+    ``inconclusive`` otherwise. ``"negative"`` mirrors this. ``level``: the interval's confidence level
+    (e.g. ``1 - 0.05/k`` for one of ``k`` parts that must all hold: Bonferroni).
     """
     if expect not in ("positive", "negative"):
         raise ValueError(f"expect must be 'positive' or 'negative', got {expect!r}")
@@ -156,7 +157,7 @@ def direction(replicates, *, expect: str = "positive", threshold: float = 0.0, d
             raise ValueError(f"deterministic=True needs one value (or identical replicates), got {reps}")
         iv = exact_value(reps[0])
     else:
-        iv = mean_interval(reps)
+        iv = mean_interval(reps, level)
     sign = 1.0 if expect == "positive" else -1.0
     lo, hi = (iv.low - threshold) * sign, (iv.high - threshold) * sign
     if sign < 0:
@@ -174,12 +175,13 @@ def direction(replicates, *, expect: str = "positive", threshold: float = 0.0, d
     if verdict == "inconclusive" and iv.n == 1 and not iv.exact:
         why = (why + "; " if why else "") + "one replicate: no interval"
     return Evidence(verdict, effect=iv.mean, interval=iv, regenerated=iv.mean, paper_value=f"{op} {threshold:g}",
-                    tolerance=f"95% interval {op} {threshold:g}", reason=why,
+                    tolerance=f"{_pct(level)} interval {op} {threshold:g}", reason=why,
                     details={**(details or {}), "replicates": [round(r, 6) for r in reps]})
 
 
 def number(replicates, paper_value: float, *, rtol: float | None = None, atol: float | None = None,
-           log10: float | None = None, deterministic: bool = False, reason: str = "", details: dict | None = None) -> Evidence:
+           log10: float | None = None, deterministic: bool = False, level: float = LEVEL, reason: str = "",
+           details: dict | None = None) -> Evidence:
     """A regenerated number against the paper's printed value with a tolerance band.
 
     Band: ``paper_value +- max(atol, rtol*|paper_value|)``, or, with ``log10``, within that many
@@ -215,6 +217,10 @@ def number(replicates, paper_value: float, *, rtol: float | None = None, atol: f
         why = (why + "; " if why else "") + "one replicate: no interval"
     return Evidence(verdict, effect=iv.mean, interval=iv, regenerated=iv.mean, paper_value=p, tolerance=tol_txt,
                     reason=why, details={**(details or {}), "replicates": [round(r, 6) for r in reps]})
+
+
+def _pct(level: float) -> str:
+    return f"{100 * level:.3g}%"
 
 
 def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
