@@ -2,7 +2,7 @@
 
 Client n keeps a core model c_n and directed-relationship weights p_n in R^N (init 1/N). Per round it
 downloads every core (others as received through ``upload`` then ``download``; its own core clean)
-and, per minibatch (guide dp_ditto §6):
+and, per minibatch ([25] Alg. 1):
   w_n = sum_j p_nj c_j                          (personalised model)
   c_n <- c_n - eta_c p_nn grad_w L(w_n)
   p_nj <- p_nj - eta_p (g_nj + lam(r) mu (p_nj - p0_j)),  g_nj = dL/dp_nj = <grad_w L(w_n), c_j>
@@ -78,7 +78,7 @@ def shared_products(grad: torch.Tensor, received: torch.Tensor, own: torch.Tenso
 
 class Apple:
     """Defaults: exact p-gradient (``p_grad="inner"``) with lr_p = 0.001 (the APPLE authors' default for p),
-    eta_c = eta * N, mu = 0, L = 1 (guide dp_ditto §6)."""
+    eta_c = eta * N, mu = 0, L = 1 (dp_ditto README, D20)."""
 
     name = "apple"
 

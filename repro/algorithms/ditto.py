@@ -11,7 +11,7 @@ Shared pieces (used by pFedMe, APPLE, FedAMP, FedALA too):
 * Every ``round(state, t, clients)`` takes the participating clients (default all): only they train
   and communicate, the others keep their state.
 
-DP-Ditto (guide §2.4): per round every participating client n
+DP-Ditto (Zhao et al., Algorithm 1 with one local epoch per round): per round every participating client n
   u_n <- omega (received), one local epoch of SGD on F_n                        (Alg. 1 step 5)
   varpi_n <- varpi_n - eta_L((1 - lam/2) grad F_n(varpi_n) + lam (varpi_n - omega))   (steps 9-10, eq. (34))
   upload u~_n = clip_C(u_n) + z_n                                             (steps 6-7, eq. (5), (8))
@@ -154,7 +154,7 @@ class DittoState:
 
 
 class Ditto:
-    """DP-Ditto / Ditto with a set of lambda in [0, 2] sharing one FL trajectory (guide §2.4)."""
+    """DP-Ditto / Ditto with a set of lambda in [0, 2] sharing one FL trajectory (Algorithm 1 never feeds varpi back)."""
 
     name = "ditto"
 

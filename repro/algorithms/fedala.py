@@ -1,6 +1,6 @@
 """FedALA (J. Zhang et al., "FedALA: Adaptive Local Aggregation for PFL", AAAI 2023), vectorised.
 
-Server: w~ = mean of the received uploads. Client n, before local training (guide dp_ditto §6):
+Server: w~ = mean of the received uploads. Client n, before local training ([26] Alg. 1, ALA):
   lower tensors <- w~; top ``layer_idx`` tensors <- theta_old + (w~ - theta_old) * W_n, with the
   element-wise weights W_n in [0, 1] (init 1) learned by SGD on the loss over a random contiguous
   ``rand_percent``% slice of the local data, in order, minibatch by minibatch:

@@ -1,6 +1,6 @@
 """pFedMe (T. Dinh, N. Tran, J. Nguyen, "Personalized FL with Moreau Envelopes", NeurIPS 2020), vectorised.
 
-Per round, every participating client n (guide dp_ditto §6):
+Per round, every participating client n ([22] Alg. 1; DP insertion as in dp_ditto's README, D20):
   w_n <- w~ (received global), theta_n <- w~
   per minibatch:  K inner steps  theta <- theta - eta_p (grad f(theta; batch) + lam (theta - w_n))
                   (approximate solve of the Moreau envelope's inner problem, [22] eq. (7))

@@ -1,17 +1,20 @@
-"""DP-Ditto: figures -> runs (guide §4). No torch at module level (Snakemake imports this).
+"""DP-Ditto: figures -> runs. No torch at module level (Snakemake imports this while it builds the DAG).
 
-Run sharing (guide §4): a DP-Ditto run is keyed by (panel, eps, C, T, seed) and carries a *set* of
-lambda values (all lambda share the FL trajectory, Algorithm 1 never lets varpi feed back into u),
-so Figs. 3/4 (lambda*), 5 (0.1), 6 (lambda grid) and the lambda sweep read the same run. The plan
-is built in two passes: every figure states what it needs, the requests are merged per key, and
-then each figure gets the merged RunSpecs.
+Run sharing: a DP-Ditto training is keyed by (panel, eps, C, T, seed) and carries a *set* of lambda
+values (Algorithm 1 never lets varpi feed back into u or omega, so all lambda share one FL trajectory):
+Figs. 3/4 (lambda*), 5 (0.1), 6 (its lambda grid) and the lambda sweep read the same training. The
+"local training only" reference (lambda = 0) does not depend on eps or T at all (eq. (11); checked by
+claim 18.b), so it is read from one eps = inf training per panel, evaluated every round. The plan is
+built in two passes: every figure states the jobs it needs, requests are merged per key, then each
+figure gets the merged RunSpecs.
 
 Tasks (few, large runs: each process start costs seconds)
 -----
-``ditto_batch``     all DP-Ditto trainings of one (panel, seed): jobs (eps, clip, T, lambdas, per_round).
-``baseline_batch``  all trainings of the DP-perturbed baselines (fedamp / pfedme / apple / fedala) on one
-                    (panel, seed): jobs (algorithm, hp, eps, clip, T).
-``fig2``            the analytic Theorem-1 curves of Fig. 2 (ms).
+``ditto_batch``     DP-Ditto trainings of one (panel, seed, group): jobs (eps, clip, T, lambdas, per_round: the
+                    lambdas evaluated after every round; the others only after round T).
+``baseline_batch``  trainings of the DP-perturbed baselines (fedamp / pfedme / apple / fedala) of one
+                    (panel, seed, group): jobs (algorithm, hp, eps, clip, T[, eval_split, val_per_client]).
+``fig2``            Theorem 1's constants measured on trained models, and the curves of Fig. 2.
 """
 
 from __future__ import annotations
@@ -19,19 +22,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from repro.experiment import Task, ConfigError, FigureSpec, RunContext, RunSpec
+from repro.experiment import ConfigError, FigureSpec, RunSpec, Task
 
 SLUG = "dp_ditto"
 BASELINES = ("fedamp", "pfedme", "apple", "fedala")
 DATA_KEYS = ("num_clients", "partition", "classes_per_client", "dirichlet_alpha", "partition_seed", "test_fraction",
              "train_per_client", "test_per_client", "subsample_seed", "cnn", "batch_size", "local_epochs",
-             "aggregation", "delta")
+             "aggregation", "delta", "dp_sample_size")
 PANEL_TITLES = {"dnn_mnist": "DNN / MNIST", "mlr_mnist": "MLR / MNIST", "cnn_fashion_mnist": "CNN / FMNIST",
                 "cnn_cifar10": "CNN / CIFAR-10"}
-# per-round cost relative to one DP-Ditto model set (guide §4 quick budget): for est_paper_minutes
-METHOD_UNITS = {"ditto": 1.0, "pfedme": 5.0, "apple": 2.0, "fedamp": 1.0, "fedala": 2.0}
-
-
+SWEEP_ID = "lambda_sweep"  # supplementary: fairness-optimal lambda at eps = 10 and 100 (claim 7)
+PRIVACY_ID = "privacy"  # nominal vs certified epsilon of every private configuration run
+TUNING_ID = "tuning"  # supplementary: the baselines' tuning sweep on a held-out validation split
 
 
 def eps_key(eps: float) -> str:
@@ -47,21 +49,16 @@ def panel_model_dataset(params: dict, panel: str) -> tuple[str, str]:
     return model, dataset
 
 
-def _common(params: dict, panel: str) -> dict:
+def common_params(params: dict, panel: str) -> dict:
+    """The parameters every training of ``panel`` shares (data, model, learning rate)."""
     model, dataset = panel_model_dataset(params, panel)
     out = {k: params[k] for k in DATA_KEYS}
-    if model == "cnn":  # quick: fewer samples for the (costliest) CNN panels; null = as the other panels
-        for k in ("train_per_client", "test_per_client"):
+    if model == "cnn":  # the CNN is the costliest model: its own sample counts and batch (null = as the others)
+        for k in ("train_per_client", "test_per_client", "batch_size"):
             if params[f"cnn_{k}"] is not None:
                 out[k] = params[f"cnn_{k}"]
     out.update(panel=panel, model=model, dataset=dataset, lr=float(params["lr"][model]))
     return out
-
-
-@dataclass
-class _DittoJob:
-    lambdas: set = field(default_factory=set)
-    per_round: bool = False
 
 
 def job_key(eps: float, clip: float, T: int) -> str:
@@ -69,53 +66,68 @@ def job_key(eps: float, clip: float, T: int) -> str:
     return f"eps={eps_key(eps)}|C={float(clip):g}|T={int(T)}"
 
 
-class Plan:
-    """All training of the paper, grouped into few batch runs (guide §4 run sharing).
+def hp_key(hp: dict) -> str:
+    return ",".join(f"{k}={hp[k]}" for k in sorted(hp))
 
-    A *job* is one training configuration (one DP-Ditto run with a lambda-set, or one baseline run);
-    a *batch* is one RunSpec that executes several jobs in one process, sharing data loading:
-    one DP-Ditto batch and one baseline batch (all four algorithms) per (panel, seed). Every
-    figure lists the (batch, job) pairs it reads (``needs``); jobs requested by several figures are
-    merged (lambda sets united, per-round logging if any figure needs it)."""
+
+@dataclass
+class _DittoJob:
+    lambdas: set = field(default_factory=set)
+    per_round: set = field(default_factory=set)  # lambdas evaluated after every round
+
+
+class Plan:
+    """All training of the paper, grouped into few batch runs.
+
+    A *job* is one training configuration (one DP-Ditto training with a lambda-set, or one baseline
+    training); a *batch* is one RunSpec that executes several jobs in one process (data loaded once):
+    DP-Ditto batches per (panel, seed, group) and baseline batches per (panel, seed, eps or "tuning").
+    Every figure lists the (batch, job) pairs it reads (``needs``); jobs requested by several figures
+    are merged (lambda sets united, per-round evaluation if any figure needs it)."""
 
     def __init__(self, params: dict):
         self.params = params
-        self.ditto: dict[tuple, dict[str, tuple]] = {}  # (panel, seed) -> job key -> (eps, clip, T, _DittoJob)
-        self.base: dict[tuple, dict[str, tuple]] = {}  # (panel, seed) -> job key -> (algo, eps, clip, T)
+        self.ditto: dict[tuple, dict[str, tuple]] = {}  # (panel, seed, group) -> job key -> (eps, clip, T, _DittoJob)
+        self.base: dict[tuple, dict[str, dict]] = {}  # (panel, seed, group) -> job key -> job fields
         self.needs: dict[str, list[tuple[tuple, str]]] = {}
 
-    def request_ditto(self, fig, panel, eps, clip, T, seed, lambdas, per_round=False):
-        jobs = self.ditto.setdefault((panel, int(seed)), {})
+    def request_ditto(self, fig, panel, eps, clip, T, seed, lambdas, per_round=False, group="main"):
+        jobs = self.ditto.setdefault((panel, int(seed), group), {})
         k = job_key(eps, clip, T)
         job = jobs.setdefault(k, (float(eps), float(clip), int(T), _DittoJob()))[3]
         job.lambdas |= {float(l) for l in lambdas}
-        job.per_round |= per_round
-        self.needs.setdefault(fig, []).append((("ditto", panel, int(seed)), k))
+        if per_round:
+            job.per_round |= {float(l) for l in lambdas}
+        self.needs.setdefault(fig, []).append((("ditto", panel, int(seed), group), k))
 
-    def request_baseline(self, fig, algo, panel, eps, clip, T, seed):
+    def request_baseline(self, fig, algo, panel, eps, clip, T, seed, hp=None, tuning=False):
         if algo not in BASELINES:
             raise ConfigError(f"unknown baseline {algo!r}; allowed: {', '.join(BASELINES)}")
-        k = f"{algo}|{job_key(eps, clip, T)}"
-        self.base.setdefault((panel, int(seed)), {})[k] = (algo, float(eps), float(clip), int(T))
-        self.needs.setdefault(fig, []).append((("baseline", panel, int(seed)), k))
+        hp = self.hyper(algo, panel) if hp is None else hp
+        group = "tuning" if tuning else f"eps={eps_key(eps)}"
+        k = f"{algo}|{hp_key(hp)}|{job_key(eps, clip, T)}"
+        job = {"algorithm": algo, "hp": hp, "epsilon": float(eps), "clip": float(clip), "T": int(T)}
+        if tuning:
+            job.update(eval_split="validation", val_per_client=self.params["val_per_client"])
+        self.base.setdefault((panel, int(seed), group), {})[k] = job
+        self.needs.setdefault(fig, []).append((("baseline", panel, int(seed), group), k))
 
     def spec(self, batch: tuple) -> RunSpec:
         """The batch RunSpec: the panel's common params plus ``jobs`` (sorted by key)."""
-        if batch[0] == "ditto":
-            _, panel, seed = batch
-            p = _common(self.params, panel)
-            jobs = self.ditto[(panel, seed)]
-            p["jobs"] = [{"key": k, "epsilon": e, "clip": c, "T": T, "lambdas": sorted(j.lambdas), "per_round": j.per_round}
+        kind, panel, seed, group = batch
+        p = common_params(self.params, panel)
+        p["group"] = group
+        if kind == "ditto":
+            jobs = self.ditto[(panel, seed, group)]
+            p["jobs"] = [{"key": k, "epsilon": e, "clip": c, "T": T, "lambdas": sorted(j.lambdas),
+                          "per_round": sorted(j.per_round)}
                          for k, (e, c, T, j) in sorted(jobs.items())]
             return RunSpec(SLUG, "ditto_batch", p, seed)
-        _, panel, seed = batch
-        p = _common(self.params, panel)
-        p["jobs"] = [{"key": k, "algorithm": a, "hp": self.hyper(a, panel), "epsilon": e, "clip": c, "T": T}
-                     for k, (a, e, c, T) in sorted(self.base[(panel, seed)].items())]
+        p["jobs"] = [{"key": k, **job} for k, job in sorted(self.base[(panel, seed, group)].items())]
         return RunSpec(SLUG, "baseline_batch", p, seed)
 
     def hyper(self, algo: str, panel: str) -> dict:
-        """The baseline's hyper-parameters (guide §6) for ``panel``."""
+        """The baseline's hyper-parameters for ``panel`` (README, D20, D31)."""
         hp = dict(self.params[algo])
         if algo == "pfedme":
             hp["personal_lr"] = float(hp["personal_lr"][panel])
@@ -125,10 +137,9 @@ class Plan:
         batches = list(dict.fromkeys(b for b, _ in self.needs.get(fig, [])))
         return [self.spec(b) for b in batches]
 
-    def jobs_of(self, fig: str, results: dict):
+    def jobs_of(self, fig: str, results: dict | None):
         """Yield (job params q, seed, batch run id, job result) for every job figure ``fig`` reads; q is the
-        batch's common params plus the job's (epsilon, clip, T, lambdas / algorithm). An unavailable batch
-        yields its unavailable result for each job."""
+        batch's common params plus the job's fields. An unavailable batch yields its unavailable result."""
         specs = {}
         for batch, k in dict.fromkeys(self.needs.get(fig, [])):
             spec = specs.setdefault(batch, self.spec(batch))
@@ -139,22 +150,25 @@ class Plan:
                 res = res["jobs"][k]
             yield q, spec.seed, spec.run_id, res
 
+    def private_jobs(self):
+        """Every private training configuration of the plan: (panel, method, eps, clip, T) once each."""
+        seen = {}
+        for (panel, _seed, _g), jobs in self.ditto.items():
+            for e, c, T, _ in jobs.values():
+                if math.isfinite(e):
+                    seen[(panel, "DP-Ditto", e, c, T)] = None
+        for (panel, _seed, g), jobs in self.base.items():
+            for job in jobs.values():
+                if math.isfinite(job["epsilon"]):
+                    seen[(panel, "baselines" + (" (tuning)" if g == "tuning" else ""), job["epsilon"], job["clip"], job["T"])] = None
+        return list(seen)
 
-def _panel_datasets(params: dict, panels) -> tuple[str, ...]:
-    return tuple(sorted({panel_model_dataset(params, p)[1] for p in panels}))
 
-
-def _est_minutes(plan: "Plan", fig: str) -> float:
-    """Paper-profile CPU-equivalent minutes of the jobs figure ``fig`` reads, from the per-round cost
-    measured on the quick profile (guide §4 units: DNN 0.07 s per 100-sample round of 20 models;
-    scaled by samples and model)."""
-    per_unit_s = {"mlr": 0.01, "dnn": 0.07, "cnn": 0.2 * 28.0}  # paper CNN ~28x the reduced CNN's flops
-    total = 0.0
-    for q, _seed, _rid, _res in plan.jobs_of(fig, None):
-        scale = (2625 if q["dataset"] != "cifar10" else 2250) / 100.0
-        sets = (1 + len(q["lambdas"])) if "algorithm" not in q else METHOD_UNITS[q["algorithm"]]
-        total += q["T"] * sets * per_unit_s[q["model"]] * scale
-    return round(total / 60.0, 1)
+def reference_T(params: dict, panel: str) -> int:
+    """Horizon of the per-round eps = inf training of ``panel`` (Fig. 5's Ditto and the lambda = 0 reference)."""
+    Ts = list(params["fig34_T"].get(panel, [])) if panel in params["fig34_panels"] else []
+    Ts += list(params["fig5_T"].get(panel, [])) if panel in params["fig5_panels"] else []
+    return max(Ts)
 
 
 def build_plan(params: dict) -> Plan:
@@ -162,98 +176,159 @@ def build_plan(params: dict) -> Plan:
     seeds = [int(s) for s in params["seeds"]]
     clip = float(params["clip"])
     plan = Plan(params)
-    # Figs. 3/4
+    lam_local = 0.0
+    # Figs. 3/4: DP-Ditto at lambda*, the four baselines, and the local-training reference (lambda = 0)
     for fig, eps, lam in (("fig3", params["fig3_epsilon"], params["fig3_lambda"]),
                           ("fig4", params["fig4_epsilon"], params["fig4_lambda"])):
         for panel in params["fig34_panels"]:
-            for T in params["fig34_T"][panel]:
-                for seed in seeds:
+            for seed in seeds:
+                plan.request_ditto(fig, panel, math.inf, clip, reference_T(params, panel), seed, [lam_local], per_round=True)
+                for T in params["fig34_T"][panel]:
                     plan.request_ditto(fig, panel, eps, clip, T, seed, [lam])
                     for algo in params["baselines"]:
                         plan.request_baseline(fig, algo, panel, eps, clip, T, seed)
-    # Fig. 5: finite eps one job per T; eps = inf one per-round job to T_max (also carries lambda = 0
-    # and the lambda* of Figs. 3/4 so claim 18 can compare lambda = 0 with eps = 10)
+    # Fig. 5: finite eps one job per T; eps = inf one per-round job to the panel's reference horizon
     for panel in params["fig5_panels"]:
-        Ts = params["fig5_T"][panel]
         for eps in params["fig5_epsilons"]:
             for seed in seeds:
                 if math.isinf(eps):
-                    extra = [0.0, params["fig3_lambda"], params["fig4_lambda"]]
-                    plan.request_ditto("fig5", panel, eps, clip, max(Ts), seed, [params["fig5_lambda"], *extra], per_round=True)
+                    plan.request_ditto("fig5", panel, eps, clip, reference_T(params, panel), seed,
+                                       [params["fig5_lambda"], lam_local], per_round=True)
                 else:
-                    for T in Ts:
+                    for T in params["fig5_T"][panel]:
                         plan.request_ditto("fig5", panel, eps, clip, T, seed, [params["fig5_lambda"]])
-    # Fig. 6: one per-round job (eps = 10, T = fig6_T) per panel
+    # Fig. 6: one per-round job (eps = fig6_epsilon, T = fig6_T[panel]) per panel
     for panel in params["fig6_panels"]:
         for seed in seeds:
-            plan.request_ditto("fig6", panel, params["fig6_epsilon"], clip, params["fig6_T"], seed, params["fig6_lambdas"],
-                               per_round=True)
-    # Fig. 7: one job per T carrying the lambda grid (C = 10, eps = 100)
+            plan.request_ditto("fig6", panel, params["fig6_epsilon"], clip, params["fig6_T"][panel], seed,
+                               params["fig6_lambdas"], per_round=True)
+    # Fig. 7: one job per T carrying the lambda grid (C = fig7_clip, eps = fig7_epsilon)
     for T in params["fig7_T"]:
         for seed in seeds:
             plan.request_ditto("fig7", params["fig7_panel"], params["fig7_epsilon"], params["fig7_clip"], T, seed,
-                               params["fig7_lambdas"])
-    # lambda sweep (claim 7), table92
+                               params["fig7_lambdas"], group="fig7")
+    # lambda sweep (claim 7) at the eps of Figs. 3 and 4
     for eps in (params["fig3_epsilon"], params["fig4_epsilon"]):
         for seed in seeds:
             plan.request_ditto(SWEEP_ID, params["sweep_panel"], eps, clip, params["sweep_T"], seed, params["sweep_lambdas"])
+    # the baselines' tuning sweep: each grid value with the other hyper-parameters at their defaults
+    tu = params["tuning"]
+    for algo, grid in tu["grids"].items():
+        for name, values in grid.items():
+            for v in values:
+                hp = {**plan.hyper(algo, tu["panel"]), name: v}
+                for seed in seeds:
+                    plan.request_baseline(TUNING_ID, algo, tu["panel"], tu["epsilon"], clip, tu["T"], seed, hp=hp, tuning=True)
     return plan
 
 
-SWEEP_ID = "table92"  # supplementary lambda sweep (claim 7)
-PRIVACY_ID = "table91"  # supplementary privacy diagnostic (guide §3.4)
+def _panel_datasets(params: dict, panels) -> tuple[str, ...]:
+    return tuple(sorted({panel_model_dataset(params, p)[1] for p in panels}))
+
+
+def fig2_specs(params: dict) -> list[RunSpec]:
+    """One Fig. 2 run per seed: the constants are measured on a seeded training."""
+    f = params["fig2"]
+    measured = {}
+    for panel in f["measured_panels"]:
+        q = common_params(params, panel)
+        q.update(rounds=f["rounds"], power_iterations=f["power_iterations"], eta=f["eta"], clip=params["clip"])
+        measured[panel] = q
+    q = {"caption": f["caption"], "measured_panels": measured, "illustrative": f["illustrative"], "T_max": f["T_max"],
+         "search_max": f["search_max"], "table_epsilons": f["table_epsilons"]}
+    return [RunSpec(SLUG, "fig2", q, int(s)) for s in params["seeds"]]
+
+
+def validate(params: dict) -> None:
+    """Rules across keys (raise ConfigError naming the keys)."""
+    panels = params["panels"]
+    for key in ("fig34_panels", "fig5_panels", "fig6_panels"):
+        bad = [p for p in params[key] if p not in panels]
+        if bad:
+            raise ConfigError(f"{key} names unknown panels {bad}; allowed: {', '.join(panels)}")
+    for key in ("fig7_panel", "sweep_panel"):
+        if params[key] not in panels:
+            raise ConfigError(f"{key} = {params[key]!r} is not a panel; allowed: {', '.join(panels)}")
+    if params["tuning"]["panel"] not in panels:
+        raise ConfigError(f"tuning.panel = {params['tuning']['panel']!r} is not a panel; allowed: {', '.join(panels)}")
+    for key in ("fig34_T", "fig5_T"):
+        need = params["fig34_panels"] if key == "fig34_T" else params["fig5_panels"]
+        missing = [p for p in need if not params[key].get(p)]
+        if missing:
+            raise ConfigError(f"{key} has no T grid for panels {missing}")
+    missing = [p for p in params["fig6_panels"] if p not in params["fig6_T"]]
+    if missing:
+        raise ConfigError(f"fig6_T has no horizon for panels {missing}")
+    for key in ("fig3_lambda", "fig4_lambda", "fig5_lambda"):
+        if not 0 <= params[key] <= 2:
+            raise ConfigError(f"{key} = {params[key]} must lie in [0, 2] (eq. (3a))")
+    for key in ("fig6_lambdas", "fig7_lambdas", "sweep_lambdas"):
+        bad = [l for l in params[key] if not 0 <= l <= 2]
+        if bad:
+            raise ConfigError(f"{key} has values outside [0, 2] (eq. (3a)): {bad}")
+    if 0.0 not in [float(l) for l in params["fig6_lambdas"]]:
+        raise ConfigError("fig6_lambdas must contain 0 (the local-training curve of Fig. 6 and claim 18.b)")
+    for algo in params["tuning"]["grids"]:
+        if algo not in BASELINES:
+            raise ConfigError(f"tuning.grids names unknown baseline {algo!r}; allowed: {', '.join(BASELINES)}")
+        for name in params["tuning"]["grids"][algo]:
+            if name not in params[algo]:
+                raise ConfigError(f"tuning.grids.{algo} names {name!r}, not a hyper-parameter of {algo}: {sorted(params[algo])}")
+    if params["val_per_client"] is None:
+        raise ConfigError("val_per_client must be set: the tuning sweep evaluates on a held-out validation split")
 
 
 def figures(params: dict) -> list[FigureSpec]:
     plan = build_plan(params)
-    fig2_run = RunSpec(SLUG, "fig2", {"constants": params["fig2_constants"], "T_max": params["fig2_T_max"],
-                                      "search_max": params["fig2_search_max"],
-                                      "table_epsilons": params["fig2_table_epsilons"]}, 0)
+    p = params
     out = [
         FigureSpec(SLUG, "table1", "Notation and definitions", "Notation of the paper and where each symbol lives in the code.",
                    kind="table", paper_ref="Table 1"),
         FigureSpec(SLUG, "fig1", "Diagram of PFL with DP (DP-Ditto)",
-                   "Clients train local and personalised models; clipped, noised local models are averaged by the server.",
+                   "Schematic: clients train local and personalised models; clipped, noised local models are averaged by the server.",
                    kind="diagram", paper_ref="Fig. 1"),
         FigureSpec(SLUG, "fig2", "Convergence bound h(T, lambda) and its lower bound h_Low(T)",
-                   "h(T, lambda) has a unique minimiser T* in (0, T') found by a 1-D search; h >= h_Low.",
-                   runs=[fig2_run], paper_ref="Fig. 2"),
+                   "h(T, lambda) of eq. (14) and h_Low(T) of eq. (17) against T, with T* from a 1-D search, for constants "
+                   "measured on trained MLR and DNN models and for an illustrative constant set.",
+                   runs=fig2_specs(p), paper_ref="Fig. 2", datasets=_panel_datasets(p, p["fig2"]["measured_panels"])),
     ]
-    for fig, eps, lam in (("fig3", params["fig3_epsilon"], params["fig3_lambda"]),
-                          ("fig4", params["fig4_epsilon"], params["fig4_lambda"])):
-        runs = plan.runs_of(fig)
+    for fig, eps, lam in (("fig3", p["fig3_epsilon"], p["fig3_lambda"]), ("fig4", p["fig4_epsilon"], p["fig4_lambda"])):
         out.append(FigureSpec(
-            SLUG, fig, f"Test accuracy and fairness vs T: DP-Ditto (lambda*={lam:g}) vs DP baselines, eps={eps:g}",
-            "DP-Ditto with a small lambda beats DP-perturbed FedAMP, pFedMe, APPLE and FedALA in accuracy and fairness.",
-            runs=runs, paper_ref="Fig. 3" if fig == "fig3" else "Fig. 4",
-            datasets=_panel_datasets(params, params["fig34_panels"])))
-    runs = plan.runs_of("fig5")
+            SLUG, fig, f"Test accuracy and fairness vs T: DP-Ditto (lambda={lam:g}), DP baselines, local training; eps={eps:g}",
+            "Test accuracy and fairness (variance of the clients' PL training losses) after T rounds, per T, for DP-Ditto, "
+            "the four DP-perturbed baselines and local training (lambda = 0); seed mean with 95 % interval.",
+            runs=plan.runs_of(fig), paper_ref="Fig. 3" if fig == "fig3" else "Fig. 4",
+            datasets=_panel_datasets(p, p["fig34_panels"])))
     out.append(FigureSpec(SLUG, "fig5", "PL training loss vs T for several eps (eps=inf: Ditto)",
-                          "The PL loss decreases and approaches Ditto's as eps grows; at small eps it degrades beyond a critical T.",
-                          runs=runs, paper_ref="Fig. 5", datasets=_panel_datasets(params, params["fig5_panels"])))
-    runs = plan.runs_of("fig6")
-    out.append(FigureSpec(SLUG, "fig6", f"Accuracy and fairness vs round t for several lambda (T={params['fig6_T']}, eps={params['fig6_epsilon']:g})",
-                          "Smaller lambda gives better fairness; accuracy rises then falls with t for large lambda.",
-                          runs=runs, paper_ref="Fig. 6", datasets=_panel_datasets(params, params["fig6_panels"])))
-    runs = plan.runs_of("fig7")
-    out.append(FigureSpec(SLUG, "fig7", f"Fairness vs lambda and PL loss vs T (eps={params['fig7_epsilon']:g}, C={params['fig7_clip']:g})",
-                          "lambda* decreases as T grows; the joint optimum (T*, lambda*) = (80, 0.1) for DNN/MNIST.",
-                          runs=runs, paper_ref="Fig. 7", datasets=_panel_datasets(params, [params["fig7_panel"]])))
-    runs = plan.runs_of(SWEEP_ID)
-    out.append(FigureSpec(SLUG, SWEEP_ID, "Supplementary: fairness-optimal lambda at eps = 10 and 100 (lambda sweep)",
-                          "The optimal lambda is smaller at smaller eps (0.005 at eps=10 vs 0.01 at eps=100).",
-                          runs=runs, kind="table", paper_ref="Figs. 3/4 (lambda*)",
-                          datasets=_panel_datasets(params, [params["sweep_panel"]])))
-    out.append(FigureSpec(SLUG, PRIVACY_ID, "Supplementary: noise of eq. (8) and the epsilon an RDP accountant certifies for it",
-                          "Eq. (8) calibrates sigma_u with q = 1/N; every client takes part in every round (diagnostic).",
-                          kind="table", paper_ref="eq. (8)"))
+                          "Training loss of the personalised models after T rounds, per T, for each eps; seed mean with 95 % interval.",
+                          runs=plan.runs_of("fig5"), paper_ref="Fig. 5", datasets=_panel_datasets(p, p["fig5_panels"])))
+    out.append(FigureSpec(SLUG, "fig6", f"Accuracy and fairness vs round t for several lambda (eps={p['fig6_epsilon']:g})",
+                          "Test accuracy and fairness of the personalised models after every round t of one training, one "
+                          "curve per lambda; seed mean with 95 % interval.",
+                          runs=plan.runs_of("fig6"), paper_ref="Fig. 6", datasets=_panel_datasets(p, p["fig6_panels"])))
+    out.append(FigureSpec(SLUG, "fig7", f"Fairness vs lambda and PL loss vs T (eps={p['fig7_epsilon']:g}, C={p['fig7_clip']:g})",
+                          "Fairness against lambda (one curve per T) and PL training loss against T (one curve per lambda), "
+                          "with the (T*, lambda*) of the alternating 1-D searches; seed mean with 95 % interval.",
+                          runs=plan.runs_of("fig7"), paper_ref="Fig. 7", datasets=_panel_datasets(p, [p["fig7_panel"]])))
+    out.append(FigureSpec(SLUG, SWEEP_ID, "Supplementary: lambda sweep at the eps of Figs. 3 and 4",
+                          "Fairness, accuracy and PL loss against lambda at a fixed T for eps = 10 and 100.",
+                          runs=plan.runs_of(SWEEP_ID), kind="table", paper_ref="supplementary",
+                          datasets=_panel_datasets(p, [p["sweep_panel"]])))
+    out.append(FigureSpec(SLUG, TUNING_ID, "Supplementary: the baselines' tuning sweep on a held-out validation split",
+                          "Validation accuracy of each baseline's personalised models per value of its tuned hyper-parameter.",
+                          runs=plan.runs_of(TUNING_ID), kind="table", paper_ref="supplementary",
+                          datasets=_panel_datasets(p, [p["tuning"]["panel"]])))
+    trained = {r.run_id: r for f in out for r in f.runs if r.task != "fig2"}
+    out.append(FigureSpec(SLUG, PRIVACY_ID, "Nominal and certified epsilon of every private configuration run",
+                          "Per private configuration run: the paper's nominal eps (eq. (8)) beside the eps an RDP accountant "
+                          "certifies for the Gaussian uploads, under four readings of the sensitivity.",
+                          runs=[trained[k] for k in sorted(trained)], kind="table", paper_ref="eq. (8)"))
     return out
-
 
 
 #: run task -> the function in runs.py that does it
 TASKS = {
-    "fig2": Task("repro.papers.dp_ditto.runs:fig2"),
+    "fig2": Task("repro.papers.dp_ditto.runs:fig2", gpu=True),
     "ditto_batch": Task("repro.papers.dp_ditto.runs:batch", gpu=True),
     "baseline_batch": Task("repro.papers.dp_ditto.runs:batch", gpu=True),
 }

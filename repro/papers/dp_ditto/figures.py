@@ -1,4 +1,9 @@
-"""Rendering of the DP-Ditto figures and tables (layout of the paper's Figs. 1-7 and Table 1)."""
+"""Rendering of the DP-Ditto figures and tables (layout of the paper's Figs. 1-7 and Table 1).
+
+Training results are drawn as the mean over seeds with its 95 % Student-t interval (repro.stats); the
+tidy CSV holds every seed. Every figure of private training names the nominal eps beside the eps an
+RDP accountant certifies for the uploads actually run (``privacy.py``) where they differ by > 2x.
+"""
 
 from __future__ import annotations
 
@@ -8,65 +13,94 @@ import numpy as np
 import pandas as pd
 
 from repro.experiment import FigureSpec, RenderContext, Rendered, is_unavailable
-from repro.papers.dp_ditto import theory as th
-from repro.papers.dp_ditto.experiments import PANEL_TITLES, PRIVACY_ID, SWEEP_ID, build_plan, eps_key
+from repro.papers.dp_ditto import privacy as pv
+from repro.papers.dp_ditto.experiments import PANEL_TITLES, PRIVACY_ID, SWEEP_ID, TUNING_ID, build_plan, eps_key
 from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
+from repro.stats import mean_interval
 
 METHOD_LABELS = {"ditto": "DP-Ditto", "fedamp": "DP-FedAMP", "pfedme": "DP-pFedMe", "apple": "DP-APPLE", "fedala": "DP-FedALA"}
-METHOD_STYLE = {"DP-Ditto": ("C3", "o"), "DP-FedAMP": ("C0", "s"), "DP-pFedMe": ("C1", "^"), "DP-APPLE": ("C2", "v"),
-                "DP-FedALA": ("C4", "D")}
+LOCAL = "Local training (lambda=0)"
+METHOD_STYLE = {"DP-Ditto": ("C3", "o", "-"), "DP-FedAMP": ("C0", "s", "-"), "DP-pFedMe": ("C1", "^", "-"),
+                "DP-APPLE": ("C2", "v", "-"), "DP-FedALA": ("C4", "D", "-"), LOCAL: ("0.35", "x", "--")}
 LETTERS = "abcdefgh"
-
-
-def _note(ctx: RenderContext) -> str | None:
-    if ctx.profile == "paper":
-        return "mean over seeds (band: +-1 std)"
-    p = ctx.params
-    cnn = ("" if p["cnn_train_per_client"] is None else
-           f" (CNN: {p['cnn_train_per_client']} / {p['cnn_test_per_client']})")
-    return (f"{ctx.profile}: {p['train_per_client']} train / {p['test_per_client']} test samples per client{cnn}, "
-            f"{'reduced' if p['cnn'] == 'reduced' else 'paper'} CNN, {len(p['seeds'])} seed(s), lr {p['lr']}")
 
 
 def lam_key(lam: float) -> str:
     return f"{float(lam):g}"
 
 
+def _rounds(result: dict, series: str) -> list[int]:
+    """The rounds after which ``series`` was evaluated."""
+    return result["series"][series]["round"]
+
+
 def _value(result: dict, series: str, metric: str, t: int | None = None) -> float:
-    """Metric of ``series`` after round ``t`` (default: the run's last evaluated round)."""
-    rounds = result["eval_rounds"]
+    """Metric of ``series`` after round ``t`` (default: the training's last evaluated round)."""
+    rounds = _rounds(result, series)
     vals = result["series"][series][metric]
     i = len(rounds) - 1 if t is None else rounds.index(int(t))
     v = vals[i]
     return float("nan") if v is None else float(v)
 
 
-def _plot_series(ax, df: pd.DataFrame, series_order=None, styles=None, logx=False, label_fmt=str):
-    """Mean over seeds with a +-1 std band, one line per series."""
+def seed_band(values) -> tuple[float, float, float]:
+    """Mean and 95 % Student-t interval of the finite seed values (NaN: a diverged seed, left out)."""
+    v = [float(x) for x in values if x is not None and math.isfinite(float(x))]
+    if not v:
+        return float("nan"), float("nan"), float("nan")
+    iv = mean_interval(v)
+    if len(v) < 2:
+        return iv.mean, iv.mean, iv.mean
+    return iv.mean, iv.low, iv.high
+
+
+def plot_series(ax, df: pd.DataFrame, order=None, styles=None, label=str, logy=False):
+    """One line per series: seed mean with its 95 % interval (band), from tidy rows of one metric."""
     if df.empty:
         return
-    order = series_order or list(dict.fromkeys(df["series"]))
-    for s in order:
+    for s in order or list(dict.fromkeys(df["series"])):
         d = df[df["series"] == s]
         if d.empty:
             continue
-        g = d.groupby("x")["value"]
-        m, sd = g.mean(), g.std(ddof=0).fillna(0.0)
-        color, marker = (styles or {}).get(s, (None, "o"))
-        ax.plot(m.index, m.values, marker=marker, color=color, label=label_fmt(s))
+        x = pd.to_numeric(d["x"])
+        stats = [(xv, *seed_band(g["value"])) for xv, g in d.assign(x=x).groupby("x")]
+        xs, m, lo, hi = (np.array(c, float) for c in zip(*stats))
+        if logy:  # a band reaching <= 0 cannot be drawn on a log axis: clip at the smallest positive mean
+            floor = np.nanmin(m[m > 0]) / 10 if (m > 0).any() else 1e-12
+            lo = np.maximum(lo, floor)
+        color, marker, ls = (styles or {}).get(s, (None, "o", "-"))
+        line, = ax.plot(xs, m, marker=marker, color=color, ls=ls, label=label(s))
         if d["seed"].nunique() > 1:
-            ax.fill_between(m.index, (m - sd).values, (m + sd).values, color=color, alpha=0.15)
-    if logx:
-        ax.set_xscale("log")
+            ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
+    if logy:
+        ax.set_yscale("log")
 
 
-# ---------------------------------------------------------------------------------------------
+def _note(ctx: RenderContext, extra: str = "") -> str:
+    n = len(ctx.params["seeds"])
+    txt = f"mean over {n} seed(s), band: 95 % Student-t interval" if n > 1 else "one seed"
+    return txt + (f"\n{extra}" if extra else "")
+
+
+def _certs(jobs, delta: float) -> dict[float, dict]:
+    """Certificates per nominal eps of the private trainings among ``jobs`` ((q, seed, rid, res) tuples)."""
+    out = {}
+    for q, _seed, _rid, res in jobs:
+        eps = float(q["epsilon"])
+        if math.isinf(eps) or res is None or is_unavailable(res) or eps in out:
+            continue
+        out[eps] = pv.job_certificates(eps, float(q["clip"]), int(q["T"]), delta, res["sigma_u"], res["split_sizes"],
+                                       res["train_sizes"])
+    return out
+
+
+# --------------------------------------------------------------------------------------------- Table 1, Fig. 1
 
 
 def _table1(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     rows = [
-        ("D, D_n", "local datasets of all clients / of client n", "repro.data partition; ClientData"),
+        ("D, D_n", "local datasets of all clients / of client n", "repro.data partition; runs.load_clients"),
         ("F(.), F_n(.)", "global loss / local loss of client n", "cross-entropy of the model"),
         ("f_n(.)", "loss of client n's personalised model, eq. (3a)", "(1-lambda/2) F_n + lambda/2 ||varpi - omega||^2"),
         ("omega, omega*", "global model and optimal global model", "DittoState.global_params"),
@@ -74,12 +108,12 @@ def _table1(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
         ("varpi_n, varpi_n*", "personalised model of client n and its optimum", "stacked [|Lambda| N, d]"),
         ("z_n^t, z^t", "DP noise of client n / on the global model", "dp_noise stream, N(0, sigma_u^2 I)"),
         ("sigma_u, sigma_z", "std of z_n^t and of z^t (eq. (8))", "theory.sigma_u, theory.sigma_z"),
-        ("C", "clipping threshold of the local model", "config clip / fig7_clip"),
-        ("T", "maximum number of global aggregations", "run param T"),
-        ("epsilon, delta", "DP requirement", "run param epsilon; config delta"),
-        ("lambda", "weight of the personalised model, in [0, 2]", "run param lambdas"),
-        ("Delta s", "sensitivity 2C/|D_n| (eq. (7))", "theory.sensitivity"),
-        ("eta_G, eta_L", "learning rates of local / personalised model", "config lr"),
+        ("C", "clipping threshold of the local model", "params clip / fig7_clip"),
+        ("T", "maximum number of global aggregations", "job param T"),
+        ("epsilon, delta", "DP requirement", "job param epsilon; params delta"),
+        ("lambda", "weight of the personalised model, in [0, 2]", "job param lambdas"),
+        ("Delta s", "sensitivity 2C/|D_n| (eq. (7))", "theory.sensitivity; privacy.VIEWS"),
+        ("eta_G, eta_L", "learning rates of local / personalised model", "params lr"),
         ("varrho(.)", "fairness: variance of PL training losses (Def. 1)", "metric 'fairness'"),
         ("Y_n, X_n, b", "linear-model observations and sample count (Sec. 5)", "theory.FairnessSetup"),
         ("u_hat_n, tau_n, nu_n", "estimate of u_n*, its deviation, observation noise", "theory.personalised_*"),
@@ -88,7 +122,8 @@ def _table1(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     header = ["symbol", "meaning", "in the code"]
     f = draw_tables([(None, header, rows)], "Table 1: notation and definitions", ctx.profile, width=10,
                     col_widths=[0.25, 0.43, 0.32], fontsize=7, cell_loc="left")
-    data = tidy_frame([{"figure": "table1", "series": a, "x": i, "metric": "row", "value": i} for i, (a, _, _) in enumerate(rows)])
+    data = tidy_frame([{"figure": "table1", "series": a, "x": i, "metric": "row", "value": i, "seed": -1}
+                       for i, (a, _, _) in enumerate(rows)])
     return Rendered(data=data, figure=f, markdown=markdown_tables([(None, header, rows)], "Table 1: notation and definitions"))
 
 
@@ -109,59 +144,92 @@ def _fig1(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
         ax.annotate("", xy=(5 + (x - 5) * 0.3, 4.95), xytext=(x, 2.55), arrowprops=dict(arrowstyle="->", color="C3"))
         ax.annotate("", xy=(x + 0.25, 2.55), xytext=(5 + (x - 5) * 0.3 + 0.25, 4.95),
                     arrowprops=dict(arrowstyle="->", color="C0"))
-    ax.text(2.6, 3.9, "upload u~_n = clip(u_n) + z_n", color="C3", fontsize=8, rotation=0)
+    ax.text(2.6, 3.9, "upload u~_n = clip(u_n) + z_n", color="C3", fontsize=8)
     ax.text(6.3, 3.9, "broadcast omega^t", color="C0", fontsize=8)
     ax.text(5, 0.2, "personalised models varpi_n never leave the client", ha="center", fontsize=8, style="italic")
     suptitle(f, "Fig. 1: PFL with DP (DP-Ditto) - schematic", ctx.profile)
     return Rendered(data=tidy_frame([]), figure=f)
 
 
+# --------------------------------------------------------------------------------------------- Fig. 2
+
+FIG2_SOURCES = {"mlr_mnist": "measured on MLR / MNIST", "dnn_mnist": "measured on DNN / MNIST",
+                "cnn_fashion_mnist": "measured on CNN / FMNIST", "illustrative": "illustrative constants (not measured)"}
+CONSTANT_NAMES = ("mu", "smooth", "g0", "m_gap", "psi1", "psi2", "dim", "num_samples", "eta_g")
+VIOLATION_TEXT = {"mu": "mu <= (2 - 2 lambda)/(2 - lambda)", "eta_G": "eta_G > 2/L", "lambda": "lambda outside [0, 2]"}
+
+
 def _fig2(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
-    r = results[fig.runs[0].run_id]
-    rid = fig.runs[0].run_id
-    T, h, hl = np.array(r["T"]), np.array(r["h"]), np.array(r["h_low"])
+    runs = [(r.seed, r.run_id, results[r.run_id]) for r in sorted(fig.runs, key=lambda r: r.seed)]
+    first = runs[0][2]
+    sources = list(first["measured"]) + ["illustrative"]
     rows = []
-    for t, a, b, c in zip(T, h, hl, r["h_16a"]):
-        rows += [{"panel": "a", "series": "h(T, lambda) eq. (14)", "x": t, "metric": "h", "value": a},
-                 {"panel": "a", "series": "h(T, lambda) eq. (16a)", "x": t, "metric": "h", "value": c},
-                 {"panel": "b", "series": "h_Low(T) eq. (17)", "x": t, "metric": "h_low", "value": b}]
-    rows.append({"panel": "a", "series": "T*", "x": r["T_star"], "metric": "T_star", "value": r["T_star"]})
-    rows.append({"panel": "a", "series": "T*", "x": r["T_star"], "metric": "h_star", "value": r["h_star"]})
-    rows.append({"panel": "b", "series": "H0", "x": 0, "metric": "H0", "value": r["H0"]})
-    rows.append({"panel": "b", "series": "T'", "x": 0, "metric": "T_prime", "value": r["T_prime"]})
-    for row in r["table"]:
-        rows.append({"panel": "table", "series": f"eps={eps_key(row['epsilon'])}", "x": row["epsilon"], "metric": "T_star",
-                     "value": row["T_star"]})
-    for row in rows:
-        row.update(figure="fig2", seed=0, run_id=rid)
-    f, axes = subplots(1, 2, width=4.6, height=3.4)
-    ax = axes[0, 0]
-    ax.semilogy(T, h, color="C0", label="h(T, lambda), eq. (14)")
-    ax.semilogy(T[T > 0], np.where(hl[T > 0] > 0, hl[T > 0], np.nan), color="C1", ls="--", label="h_Low(T), eq. (17) (>0 part)")
-    ax.axvline(r["T_star"], color="C3", ls=":", label=f"T* = {r['T_star']}")
-    ax.set_xlabel("maximum aggregation number T")
-    ax.set_ylabel("bound on E||varpi - varpi*||^2")
-    ax.set_title("(a) h(T, lambda) and h_Low(T)")
-    ax.legend()
-    ax = axes[0, 1]
-    zoom = (T >= 80)
-    ax.plot(T[zoom], h[zoom], color="C0", label="h(T, lambda)")
-    ax.plot(T[zoom], hl[zoom], color="C1", ls="--", label="h_Low(T)")
-    ax.axvline(r["T_star"], color="C3", ls=":", label=f"T* = {r['T_star']}")
-    ax.set_ylim(1.1 * r["H0"], 3e-4)
-    ax.set_xlim(80, T.max())
-    ax.set_xlabel("maximum aggregation number T")
-    ax.set_title("(b) zoom near T*")
-    txt = "T*(eps):\n" + "\n".join(f"eps={eps_key(x['epsilon'])}: {x['T_star']}" for x in r["table"])
-    txt += f"\nT' = {r['T_prime']:.3g}"
-    ax.text(0.98, 0.04, txt, transform=ax.transAxes, ha="right", va="bottom", fontsize=7,
-            bbox=dict(facecolor="white", edgecolor="#999"))
-    ax.legend(loc="upper left")
-    c = ctx.params["fig2_constants"]
-    suptitle(f, "Fig. 2: convergence bound vs its lower bound", ctx.profile,
-             f"MLR/MNIST-like constants, lambda={c['lam']}, eps={c['epsilon']:g}, delta={c['delta']}; "
-             f"mu={c['mu']}, L={c['smooth']}, G0={c['g0']}, M={c['m_gap']}, Psi1={c['psi1']}, Psi2={c['psi2']} (NOT from the paper)")
+    f, axes = subplots(1, len(sources), width=4.3, height=4.4)
+    for i, src in enumerate(sources):
+        ax = axes[0, i]
+        ax.set_title(f"({LETTERS[i]}) {FIG2_SOURCES.get(src, src)}", fontsize=9)
+        ax.set_xlabel("maximum aggregation number T")
+        per_seed = [(seed, rid, r["illustrative"] if src == "illustrative" else r["measured"][src]) for seed, rid, r in runs]
+        if src == "illustrative":
+            per_seed = per_seed[:1]  # no randomness: one curve
+        if per_seed[0][2].get("status") != "ok":
+            mark_unavailable(ax, per_seed[0][2].get("reason", "not available"))
+            continue
+        for j, (seed, rid, cur) in enumerate(per_seed):
+            T, h = np.array(cur["T"], float), np.array(cur["h"], float)
+            base = {"figure": "fig2", "panel": src, "seed": -1 if src == "illustrative" else seed, "run_id": rid}
+            rows += [{**base, "series": "h(T, lambda) eq. (14)", "x": t, "metric": "h", "value": v} for t, v in zip(T, h)]
+            ax.semilogy(T, h, color="C0", alpha=1.0 if j == 0 else 0.5, label="h(T, lambda), eq. (14)" if j == 0 else None)
+            if cur.get("h_low") is not None:
+                hl = np.array(cur["h_low"], float)
+                rows += [{**base, "series": "h_Low(T) eq. (17)", "x": t, "metric": "h_low", "value": v} for t, v in zip(T, hl)]
+                rows += [{**base, "series": "h(T, lambda) eq. (16a)", "x": t, "metric": "h", "value": v}
+                         for t, v in zip(T, cur["h_16a"])]
+                pos = hl > 0
+                ax.semilogy(T[pos], hl[pos], color="C1", ls="--", alpha=1.0 if j == 0 else 0.5,
+                            label="h_Low(T), eq. (17) (> 0 part)" if j == 0 else None)
+                rows.append({**base, "series": "H0", "x": 0, "metric": "H0", "value": cur["H0"]})
+                rows.append({**base, "series": "T'", "x": 0, "metric": "T_prime", "value": cur["T_prime"]})
+            rows.append({**base, "series": "T*", "x": cur["T_star"], "metric": "T_star", "value": cur["T_star"]})
+            rows.append({**base, "series": "T*", "x": cur["T_star"], "metric": "h_star", "value": cur["h_star"]})
+            rows.append({**base, "series": "h(0)", "x": 0, "metric": "h0", "value": h[0]})
+            rows.append({**base, "series": "eps_L", "x": 0, "metric": "eps_l", "value": cur["eps_l"]})
+            rows.append({**base, "series": "eps_G", "x": 0, "metric": "eps_g", "value": cur["eps_g"]})
+            rows.append({**base, "series": "Assumption 1", "x": 0, "metric": "violations", "value": len(cur["violations"])})
+            for name in CONSTANT_NAMES:
+                rows.append({**base, "series": "constant", "x": 0, "metric": name, "value": cur["constants"][name]})
+            for row in cur["table"]:
+                rows.append({**base, "series": f"eps={eps_key(row['epsilon'])}", "x": row["epsilon"], "metric": "T_star_eps",
+                             "value": row["T_star"]})
+        cur = per_seed[0][2]
+        c = cur["constants"]
+        if cur["T_star"] <= T.max():
+            ax.axvline(cur["T_star"], color="C3", ls=":", label=f"T* = {cur['T_star']}" + (" (seed 0)" if len(per_seed) > 1 else ""))
+        txt = (("seed 0: " if len(per_seed) > 1 else "") + f"mu={c['mu']:.3g}, L={c['smooth']:.3g}, G0={c['g0']:.3g}, "
+               f"M={c['m_gap']:.3g}, Psi1={c['psi1']:.3g}, Psi2={c['psi2']:.3g}, d={c['dim']}\n"
+               f"eps_L={cur['eps_l']:.5f}, eps_G={cur['eps_g']:.5f}, T*={cur['T_star']}")
+        if cur["violations"]:
+            txt += "\nAssumption 1 violated: " + "; ".join(VIOLATION_TEXT.get(v.split("=")[0], v) for v in cur["violations"])
+        if cur.get("h_low") is None:
+            txt += "\nh_Low and T' undefined (they need eps_L, eps_G < 1)"
+        ax.text(0.0, -0.2, txt, transform=ax.transAxes, fontsize=6.8, va="top")
+        ax.legend(fontsize=7, loc="upper right")
+    axes[0, 0].set_ylabel("bound on E||varpi - varpi*||^2")
+    cap = ctx.params["fig2"]["caption"]
+    n = len(runs)
+    suptitle(f, "Fig. 2: Theorem 1's bound h(T, lambda) and its lower bound h_Low(T)", ctx.profile,
+             f"caption's setting: lambda={cap['lam']}, eps={cap['epsilon']:g}, delta={cap['delta']}, eta={ctx.params['fig2']['eta']}; "
+             f"constants measured on non-private trainings ({n} seed(s), one curve each; README D30)")
     return Rendered(data=tidy_frame(rows), figure=f)
+
+
+# --------------------------------------------------------------------------------------------- Figs. 3, 4
+
+
+def pull_per_round(lam: float, lr: float, steps: float) -> float:
+    """Share of the gap varpi - omega that the lambda-term of eq. (34) closes in one round of ``steps``
+    SGD steps at rate ``lr``: 1 - (1 - lr lambda)^steps (gradient term left out)."""
+    return 1.0 - (1.0 - lr * lam) ** steps
 
 
 def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
@@ -169,77 +237,84 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     eps = p["fig3_epsilon"] if fig.fig_id == "fig3" else p["fig4_epsilon"]
     lam = p["fig3_lambda"] if fig.fig_id == "fig3" else p["fig4_lambda"]
     panels = p["fig34_panels"]
-    rows, unavailable = [], {}
-    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
+    rows, unavailable, pulls = [], {}, {}
+    jobs = list(build_plan(p).jobs_of(fig.fig_id, results))
+    for q, seed, rid, res in jobs:
         if is_unavailable(res):
             unavailable[q["panel"]] = res["reason"]
             continue
-        if "algorithm" not in q:
-            if float(q["epsilon"]) != float(eps):
-                continue
-            method, series = "ditto", lam_key(lam)
-        else:
-            method, series = q["algorithm"], "personalized"
         i = panels.index(q["panel"])
-        for k, metric in enumerate(("accuracy", "fairness")):
-            rows.append({"figure": fig.fig_id, "panel": LETTERS[2 * i + k], "series": METHOD_LABELS[method], "x": q["T"],
-                         "metric": metric, "value": _value(res, series, metric), "seed": seed, "run_id": rid})
-            rows.append({"figure": fig.fig_id, "panel": LETTERS[2 * i + k], "series": METHOD_LABELS[method], "x": q["T"],
-                         "metric": {"accuracy": "accuracy_unweighted", "fairness": "fairness_std"}[metric],
-                         "value": _value(res, series, {"accuracy": "accuracy_unweighted", "fairness": "fairness_std"}[metric]),
-                         "seed": seed, "run_id": rid})
+        base = {"figure": fig.fig_id, "seed": seed, "run_id": rid}
+        if "algorithm" in q:
+            method, series, Ts = METHOD_LABELS[q["algorithm"]], "personalized", [None]
+        elif math.isinf(float(q["epsilon"])):  # local-training reference read at every T of the grid
+            method, series, Ts = LOCAL, "0", list(p["fig34_T"][q["panel"]])
+        else:
+            method, series, Ts = "DP-Ditto", lam_key(lam), [None]
+            pulls[q["panel"]] = pull_per_round(lam, float(q["lr"]), res["steps_per_round"])
+        for T in Ts:
+            x = q["T"] if T is None else T
+            for k, metric in enumerate(("accuracy", "fairness")):
+                letter = LETTERS[2 * i + k]
+                for m in ((metric, "accuracy_unweighted") if metric == "accuracy" else (metric, "fairness_std", "loss")):
+                    rows.append({**base, "panel": letter, "series": method, "x": x, "metric": m, "value": _value(res, series, m, T)})
+        if q.get("algorithm") == "fedamp":
+            for m in ("mean_self_weight", "same_group_weight", "other_group_weight"):
+                rows.append({**base, "panel": LETTERS[2 * i], "series": method, "x": q["T"], "metric": m,
+                             "value": float(res["info"].get(m, float("nan")))})
+    for panel, v in pulls.items():
+        rows.append({"figure": fig.fig_id, "panel": LETTERS[2 * panels.index(panel)], "series": "DP-Ditto", "x": 0,
+                     "metric": "pull_per_round", "value": v, "seed": -1, "run_id": ""})
     df = tidy_frame(rows)
-    f, axes = subplots(len(panels), 2, width=4.2, height=3.0)
+    f, axes = subplots(len(panels), 2, width=4.4, height=3.1)
+    order = list(METHOD_STYLE)
     for i, panel in enumerate(panels):
         for k, (metric, ylabel) in enumerate((("accuracy", "test accuracy"), ("fairness", "fairness (var of PL loss)"))):
             ax = axes[i, k]
-            ax.set_title(f"({LETTERS[2 * i + k]}) {PANEL_TITLES[panel]}")
+            letter = LETTERS[2 * i + k]
+            ax.set_title(f"({letter}) {PANEL_TITLES[panel]}")
             ax.set_xlabel("maximum aggregation number T")
             ax.set_ylabel(ylabel)
             if panel in unavailable:
                 mark_unavailable(ax, unavailable[panel])
                 continue
-            d = df[(df["panel"] == LETTERS[2 * i + k]) & (df["metric"] == metric)]
-            _plot_series(ax, d, list(METHOD_STYLE), METHOD_STYLE)
-            if metric == "fairness":
-                ax.set_yscale("log")
-            ax.legend()
-    suptitle(f, f"{fig.paper_ref}: DP-Ditto (lambda*={lam:g}) vs DP baselines, eps={eps:g}, delta={p['delta']}", ctx.profile,
-             _note(ctx))
+            d = df[(df["panel"] == letter) & (df["metric"] == metric)]
+            plot_series(ax, d, order, METHOD_STYLE, logy=metric == "fairness")
+            if k == 0 and panel in pulls:
+                ax.text(0.02, 0.02, f"lambda*={lam:g}: pull per round {100 * pulls[panel]:.2g} %", transform=ax.transAxes,
+                        fontsize=7, color="C3")
+            ax.legend(fontsize=7)
+    cert = pv.figure_note(_certs(jobs, float(p["delta"])))
+    suptitle(f, f"{fig.paper_ref}: DP-Ditto (lambda*={lam:g}) vs DP baselines and local training, eps={eps:g}, "
+                f"delta={p['delta']}", ctx.profile, _note(ctx, cert))
     return Rendered(data=df, figure=f)
+
+
+# --------------------------------------------------------------------------------------------- Fig. 5
 
 
 def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     p = ctx.params
     panels, lam = p["fig5_panels"], lam_key(p["fig5_lambda"])
     rows, unavailable = [], {}
-    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
+    jobs = list(build_plan(p).jobs_of(fig.fig_id, results))
+    for q, seed, rid, res in jobs:
         if is_unavailable(res):
             unavailable[q["panel"]] = res["reason"]
             continue
-        i = panels.index(q["panel"])
+        letter = LETTERS[panels.index(q["panel"])]
         eps = float(q["epsilon"])
-        if float(p["fig5_lambda"]) not in [float(x) for x in q["lambdas"]]:
-            continue
+        base = {"figure": "fig5", "panel": letter, "seed": seed, "run_id": rid}
         if math.isinf(eps):
-            pts = [(T, _value(res, lam, "loss", T)) for T in p["fig5_T"][q["panel"]]]
-            series = "Ditto (eps=inf)"
-        else:
-            if float(eps) not in [float(e) for e in p["fig5_epsilons"]]:
-                continue
-            pts = [(q["T"], _value(res, lam, "loss"))]
-            series = f"eps={eps_key(eps)}"
-        for T, v in pts:
-            rows.append({"figure": "fig5", "panel": LETTERS[i], "series": series, "x": T, "metric": "loss", "value": v,
-                         "seed": seed, "run_id": rid})
-        if math.isinf(eps) and "0" in res["series"]:  # claim 18: lambda = 0 at eps = inf, every evaluated round
-            for t in res["eval_rounds"]:
+            for T in p["fig5_T"][q["panel"]]:
+                rows.append({**base, "series": "Ditto (eps=inf)", "x": T, "metric": "loss", "value": _value(res, lam, "loss", T)})
+            for t in _rounds(res, "0"):  # claim 18.b: lambda = 0 without noise, every round
                 for metric in ("loss", "accuracy"):
-                    rows.append({"figure": "fig5", "panel": LETTERS[i], "series": "Ditto (eps=inf) lambda=0", "x": t,
-                                 "metric": metric, "value": _value(res, "0", metric, t), "seed": seed,
-                                 "run_id": rid})
+                    rows.append({**base, "series": "lambda=0 (eps=inf)", "x": t, "metric": metric, "value": _value(res, "0", metric, t)})
+        else:
+            rows.append({**base, "series": f"eps={eps_key(eps)}", "x": q["T"], "metric": "loss", "value": _value(res, lam, "loss")})
     df = tidy_frame(rows)
-    f, axes = subplots(2, 2, width=4.2, height=3.0)
+    f, axes = subplots(2, 2, width=4.4, height=3.1)
     order = [f"eps={eps_key(e)}" for e in p["fig5_epsilons"] if not math.isinf(e)] + ["Ditto (eps=inf)"]
     for i, panel in enumerate(panels):
         ax = axes.flat[i]
@@ -249,67 +324,69 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
         if panel in unavailable:
             mark_unavailable(ax, unavailable[panel])
             continue
-        _plot_series(ax, df[df["panel"] == LETTERS[i]], order)
-        ax.set_yscale("log")
-        ax.legend()
+        plot_series(ax, df[(df["panel"] == LETTERS[i]) & (df["metric"] == "loss") & df["series"].isin(order)], order, logy=True)
+        ax.legend(fontsize=7)
     for j in range(len(panels), 4):
         axes.flat[j].axis("off")
+    cert = pv.figure_note(_certs(jobs, float(p["delta"])))
     suptitle(f, f"Fig. 5: PL training loss vs T, lambda={p['fig5_lambda']:g}, C={p['clip']:g}, delta={p['delta']}",
-             ctx.profile, _note(ctx))
+             ctx.profile, _note(ctx, cert))
     return Rendered(data=df, figure=f)
+
+
+# --------------------------------------------------------------------------------------------- Fig. 6
 
 
 def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     p = ctx.params
     panels = p["fig6_panels"]
     rows, unavailable = [], {}
-    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
+    jobs = list(build_plan(p).jobs_of(fig.fig_id, results))
+    for q, seed, rid, res in jobs:
         if is_unavailable(res):
             unavailable[q["panel"]] = res["reason"]
             continue
         i = panels.index(q["panel"])
         for lam in p["fig6_lambdas"]:
             s = lam_key(lam)
-            for k, metric in enumerate(("accuracy", "fairness", "fairness_std", "loss")):
+            for metric in ("accuracy", "fairness", "fairness_std", "loss"):
                 letter = LETTERS[2 * i + (0 if metric == "accuracy" else 1)]
-                for t, v in zip(res["eval_rounds"], res["series"][s][metric]):
+                for t, v in zip(_rounds(res, s), res["series"][s][metric]):
                     rows.append({"figure": "fig6", "panel": letter, "series": f"lambda={s}", "x": t, "metric": metric,
                                  "value": float("nan") if v is None else v, "seed": seed, "run_id": rid})
     df = tidy_frame(rows)
-    f, axes = subplots(len(panels), 2, width=4.2, height=3.0)
+    f, axes = subplots(len(panels), 2, width=4.4, height=3.1)
     order = [f"lambda={lam_key(l)}" for l in p["fig6_lambdas"]]
     for i, panel in enumerate(panels):
         for k, (metric, ylabel) in enumerate((("accuracy", "test accuracy"), ("fairness", "fairness (var of PL loss)"))):
             ax = axes[i, k]
             letter = LETTERS[2 * i + k]
-            ax.set_title(f"({letter}) {PANEL_TITLES[panel]}")
+            ax.set_title(f"({letter}) {PANEL_TITLES[panel]}, T={p['fig6_T'][panel]}")
             ax.set_xlabel("aggregation round t")
             ax.set_ylabel(ylabel)
             if panel in unavailable:
                 mark_unavailable(ax, unavailable[panel])
                 continue
-            _plot_series(ax, df[(df["panel"] == letter) & (df["metric"] == metric)], order)
-            if metric == "fairness":
-                ax.set_yscale("log")
-            ax.legend()
-    suptitle(f, f"Fig. 6: accuracy and fairness vs t, T={p['fig6_T']}, eps={p['fig6_epsilon']:g}, delta={p['delta']}",
-             ctx.profile, _note(ctx))
+            plot_series(ax, df[(df["panel"] == letter) & (df["metric"] == metric)], order, logy=metric == "fairness")
+            ax.legend(fontsize=7)
+    cert = pv.figure_note(_certs(jobs, float(p["delta"])))
+    suptitle(f, f"Fig. 6: accuracy and fairness vs t, eps={p['fig6_epsilon']:g}, delta={p['delta']}", ctx.profile, _note(ctx, cert))
     return Rendered(data=df, figure=f)
 
 
-def joint_optimum(df: pd.DataFrame, max_iter: int = 5, lam0: float = 0.1) -> tuple[float, float, int]:
-    """D16: alternate 1-D searches from lambda = lam0: T* = argmin_T loss(lambda), lambda* = argmin_lambda
-    fairness(lambda, T*), until both stop changing (<= max_iter). df: fig7 tidy rows (means over seeds)."""
-    loss = df[df["metric"] == "loss"].groupby(["lam", "x"])["value"].mean()
-    fair = df[df["metric"] == "fairness"].groupby(["lam", "x"])["value"].mean()
+# --------------------------------------------------------------------------------------------- Fig. 7
+
+
+def joint_optimum(loss: pd.Series, fair: pd.Series, max_iter: int = 5, lam0: float = 0.1) -> tuple[float, float, int]:
+    """D16 (Sec. 5.2, last paragraph): alternate 1-D searches from lambda = lam0: T* = argmin_T loss(lambda),
+    lambda* = argmin_lambda fairness(lambda, T*), until both stop changing (<= max_iter). ``loss`` and
+    ``fair`` are indexed by (lambda, T); NaN ranks last."""
     lams = sorted(set(loss.index.get_level_values(0)))
     lam = min(lams, key=lambda l: abs(l - lam0))
     T_star = None
     for it in range(1, max_iter + 1):
-        s = loss.xs(lam, level=0).fillna(np.inf)
-        new_T = float(s.idxmin())
-        fr = fair.xs(new_T, level=1).fillna(np.inf)
-        new_lam = float(fr.idxmin())
+        new_T = float(loss.xs(lam, level=0).fillna(np.inf).idxmin())
+        new_lam = float(fair.xs(new_T, level=1).fillna(np.inf).idxmin())
         if new_T == T_star and new_lam == lam:
             return T_star, lam, it
         T_star, lam = new_T, new_lam
@@ -319,7 +396,8 @@ def joint_optimum(df: pd.DataFrame, max_iter: int = 5, lam0: float = 0.1) -> tup
 def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     p = ctx.params
     rows, unavailable = [], None
-    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
+    jobs = list(build_plan(p).jobs_of(fig.fig_id, results))
+    for q, seed, rid, res in jobs:
         if is_unavailable(res):
             unavailable = res["reason"]
             continue
@@ -331,29 +409,33 @@ def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
             rows.append({**base, "panel": "b", "series": f"lambda={s}", "x": q["T"], "metric": "loss",
                          "value": _value(res, s, "loss")})
     df = tidy_frame(rows)
-    f, axes = subplots(1, 2, width=4.6, height=3.4)
-    for ax in axes.flat:
-        if unavailable:
+    f, axes = subplots(1, 2, width=4.6, height=3.5)
+    if unavailable:
+        for ax in axes.flat:
             mark_unavailable(ax, unavailable)
     if not df.empty:
-        a = df[df["panel"] == "a"]
-        _plot_series(axes[0, 0], a, [f"T={T}" for T in p["fig7_T"]], logx=True)
-        axes[0, 0].set_yscale("log")
-        b = df[df["panel"] == "b"]
-        _plot_series(axes[0, 1], b, [f"lambda={lam_key(l)}" for l in p["fig7_lambdas"]])
-        axes[0, 1].set_yscale("log")
-        j = pd.concat([a.assign(lam=a["x"], x=a["series"].str[2:].astype(float)),
-                       b.assign(lam=b["series"].str[7:].astype(float))])
-        T_star, lam_star, iters = joint_optimum(j)
-        extra = {"figure": "fig7", "panel": "b", "series": "joint optimum (D16)", "seed": -1, "run_id": ""}
-        df = pd.concat([df, tidy_frame([{**extra, "x": T_star, "metric": "T_star", "value": T_star},
-                                        {**extra, "x": T_star, "metric": "lambda_star", "value": lam_star},
-                                        {**extra, "x": T_star, "metric": "iterations", "value": iters}])],
-                       ignore_index=True)
+        a, b = df[df["panel"] == "a"], df[df["panel"] == "b"]
+        plot_series(axes[0, 0], a, [f"T={T}" for T in p["fig7_T"]], logy=True)
+        axes[0, 0].set_xscale("log")
+        plot_series(axes[0, 1], b, [f"lambda={lam_key(l)}" for l in p["fig7_lambdas"]], logy=True)
+        extra = []
+        for seed in sorted(set(a["seed"])) + [-1]:  # per seed, then on the seed means
+            aa, bb = (a, b) if seed == -1 else (a[a["seed"] == seed], b[b["seed"] == seed])
+            fair = aa.assign(lam=aa["x"].astype(float), T=aa["series"].str[2:].astype(float)).groupby(["lam", "T"])["value"].mean()
+            loss = bb.assign(lam=bb["series"].str[7:].astype(float), T=bb["x"].astype(float)).groupby(["lam", "T"])["value"].mean()
+            T_star, lam_star, iters = joint_optimum(loss, fair)
+            e = {"figure": "fig7", "panel": "b", "series": "joint optimum (D16)", "seed": seed, "run_id": ""}
+            extra += [{**e, "x": T_star, "metric": "T_star", "value": T_star},
+                      {**e, "x": T_star, "metric": "lambda_star", "value": lam_star},
+                      {**e, "x": T_star, "metric": "iterations", "value": iters}]
+            for T in sorted(set(fair.index.get_level_values(1))):  # fairness-optimal lambda per T (claim 14.a)
+                extra.append({"figure": "fig7", "panel": "a", "series": "argmin_lambda fairness", "seed": seed, "run_id": "",
+                              "x": T, "metric": "lambda_star_T", "value": float(fair.xs(T, level=1).fillna(np.inf).idxmin())})
+        df = pd.concat([df, tidy_frame(extra)], ignore_index=True)
         sel = b[b["series"] == f"lambda={lam_key(lam_star)}"].groupby("x")["value"].mean()
         if T_star in sel.index:
             axes[0, 1].plot([T_star], [sel[T_star]], marker="*", ms=14, color="k", ls="none",
-                            label=f"(T*, lambda*) = ({T_star:g}, {lam_star:g})")
+                            label=f"(T*, lambda*) = ({T_star:g}, {lam_star:g}), seed means")
         for ax in axes.flat:
             ax.legend(fontsize=7)
     axes[0, 0].set_xlabel("lambda")
@@ -362,68 +444,130 @@ def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     axes[0, 1].set_xlabel("maximum aggregation number T")
     axes[0, 1].set_ylabel("PL training loss")
     axes[0, 1].set_title("(b) PL training loss vs T")
+    cert = pv.figure_note(_certs(jobs, float(p["delta"])))
     suptitle(f, f"Fig. 7: DNN/MNIST, eps={p['fig7_epsilon']:g}, delta={p['delta']}, C={p['fig7_clip']:g}", ctx.profile,
-             _note(ctx))
+             _note(ctx, cert))
     return Rendered(data=df, figure=f)
+
+
+# --------------------------------------------------------------------------------------------- supplementary
 
 
 def _table_sweep(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     p = ctx.params
     rows, reason = [], None
-    for q, seed, rid, res in build_plan(ctx.params).jobs_of(fig.fig_id, results):
+    for q, seed, rid, res in build_plan(p).jobs_of(fig.fig_id, results):
         if is_unavailable(res):
             reason = res["reason"]
             continue
         for lam in p["sweep_lambdas"]:
             for metric in ("fairness", "accuracy", "loss"):
                 rows.append({"figure": fig.fig_id, "panel": "sweep", "series": f"eps={eps_key(q['epsilon'])}", "x": float(lam),
-                             "metric": metric, "value": _value(res, lam_key(lam), metric), "seed": seed,
-                             "run_id": rid})
+                             "metric": metric, "value": _value(res, lam_key(lam), metric), "seed": seed, "run_id": rid})
     df = tidy_frame(rows)
-    f, axes = subplots(1, 2, width=4.2, height=3.0)
+    f, axes = subplots(1, 2, width=4.4, height=3.1)
     body = []
     if reason:
         for ax in axes.flat:
             mark_unavailable(ax, reason)
     if not df.empty:
-        m = df.groupby(["series", "x", "metric"])["value"].mean()
         for s in dict.fromkeys(df["series"]):
             for lam in p["sweep_lambdas"]:
-                body.append([s[4:], f"{lam:g}", f"{m[(s, float(lam), 'fairness')]:.4g}",
-                             f"{m[(s, float(lam), 'accuracy')]:.4f}", f"{m[(s, float(lam), 'loss')]:.4g}"])
+                cells = [s[4:], f"{lam:g}"]
+                for metric, fmt in (("fairness", "{:.3g}"), ("accuracy", "{:.4f}"), ("loss", "{:.3g}")):
+                    m, lo, hi = seed_band(df[(df["series"] == s) & (df["x"] == float(lam)) & (df["metric"] == metric)]["value"])
+                    cells.append(f"{fmt.format(m)} [{fmt.format(lo)}, {fmt.format(hi)}]")
+                body.append(cells)
         for k, metric in enumerate(("fairness", "accuracy")):
-            _plot_series(axes[0, k], df[df["metric"] == metric], logx=True)
+            plot_series(axes[0, k], df[df["metric"] == metric], logy=metric == "fairness")
+            axes[0, k].set_xscale("log")
             axes[0, k].set_xlabel("lambda")
             axes[0, k].set_ylabel(metric)
-            axes[0, k].legend()
-        axes[0, 0].set_yscale("log")
+            axes[0, k].legend(fontsize=7)
     axes[0, 0].set_title("fairness vs lambda")
     axes[0, 1].set_title("accuracy vs lambda")
-    suptitle(f, "Supplementary: lambda sweep at eps = 10 and 100 (claim 7)", ctx.profile, _note(ctx))
-    caption = f"Lambda sweep, {PANEL_TITLES[p['sweep_panel']]}, T={p['sweep_T']} (mean over seeds)"
+    suptitle(f, f"Supplementary: lambda sweep, {PANEL_TITLES[p['sweep_panel']]}, T={p['sweep_T']}", ctx.profile, _note(ctx))
+    caption = f"Lambda sweep, {PANEL_TITLES[p['sweep_panel']]}, T={p['sweep_T']}: seed mean [95 % interval]"
     md = markdown_tables([(caption, ["eps", "lambda", "fairness", "accuracy", "PL loss"], body)])
     return Rendered(data=df, figure=f, markdown=md)
 
 
+def _table_tuning(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
+    p = ctx.params
+    tu = p["tuning"]
+    plan = build_plan(p)
+    rows, reason = [], None
+    for q, seed, rid, res in plan.jobs_of(fig.fig_id, results):
+        if is_unavailable(res):
+            reason = res["reason"]
+            continue
+        algo = q["algorithm"]
+        default = plan.hyper(algo, tu["panel"])
+        for name in tu["grids"][algo]:  # a job varies one hyper-parameter from the defaults (the default job: all)
+            if any(q["hp"][k] != default[k] for k in default if k != name):
+                continue
+            rows.append({"figure": fig.fig_id, "panel": algo, "series": name, "x": float(q["hp"][name]),
+                         "metric": "val_accuracy", "value": _value(res, "personalized", "accuracy"), "seed": seed, "run_id": rid})
+    df = tidy_frame(rows)
+    body = []
+    if not df.empty:
+        for (algo, name), g in df[df["metric"] == "val_accuracy"].groupby(["panel", "series"], sort=False):
+            means = {x: seed_band(gg["value"]) for x, gg in g.groupby("x")}
+            best = max(means, key=lambda x: means[x][0])
+            for x, (m, lo, hi) in means.items():
+                used = float(plan.hyper(algo, tu["panel"])[name]) == x
+                body.append([METHOD_LABELS[algo], name, f"{x:g}", f"{m:.4f} [{lo:.4f}, {hi:.4f}]",
+                             ("best" if x == best else "") + (" / used" if used else "")])
+    title = (f"Supplementary: tuning sweep, {PANEL_TITLES[tu['panel']]}, eps={tu['epsilon']:g}, T={tu['T']}, "
+             f"validation accuracy ({p['val_per_client']} held-out training samples per client)")
+    header = ["baseline", "hyper-parameter", "value", "validation accuracy [95 % interval]", "best / used"]
+    f = draw_tables([(None, header, body or [["-", "-", "-", reason or "no data", "-"]])], title, ctx.profile, width=9,
+                    col_widths="auto")
+    return Rendered(data=df, figure=f, markdown=markdown_tables([(None, header, body)], title, _note(ctx)))
+
+
 def _table_privacy(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
-    cfg = ctx.params["privacy_table"]
-    N, delta, C, n, T = ctx.params["num_clients"], ctx.params["delta"], cfg["clip"], cfg["num_samples"], cfg["rounds"]
-    note = (f"Eq. (8) with C={C:g}, |D_n|={n}, N={N}, delta={delta}, T={T}; eps_RDP: dp-accounting RDP accountant, "
-            "Gaussian mechanism composed T times without subsampling (diagnostic)")
-    header = ["nominal eps", "sigma_u", "sigma_z", "z = sigma_u/Delta s", "eps_RDP"]
+    p = ctx.params
+    plan = build_plan(p)
+    delta = float(p["delta"])
+    groups: dict[tuple, dict] = {}
+    for fig_id in ("fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID, TUNING_ID):
+        for q, _seed, rid, res in plan.jobs_of(fig_id, results):
+            if math.isinf(float(q["epsilon"])) or res is None or is_unavailable(res):
+                continue
+            method = "baselines" if "algorithm" in q else "DP-Ditto"
+            key = (q["panel"], float(q["epsilon"]), float(q["clip"]))
+            g = groups.setdefault(key, {"T": set(), "methods": set(), "certs": {}})
+            g["T"].add(int(q["T"]))
+            g["methods"].add(method)
+            certs = pv.job_certificates(float(q["epsilon"]), float(q["clip"]), int(q["T"]), delta, res["sigma_u"],
+                                        res["split_sizes"], res["train_sizes"])
+            for view, c in certs.items():  # the largest certified eps over the group's configurations
+                old = g["certs"].get(view)
+                if old is None or c.certified_epsilon > old.certified_epsilon:
+                    g["certs"][view] = c
     rows, body = [], []
-    for eps in cfg["epsilons"]:
-        su, sz = th.sigma_u(eps, delta, T, N, C, n), th.sigma_z(eps, delta, T, N, C, n)
-        z = su / th.sensitivity(C, n)
-        er = th.rdp_epsilon(z, T, delta)
-        for metric, v in (("sigma_u", su), ("sigma_z", sz), ("noise_multiplier", z), ("eps_rdp", er)):
-            rows.append({"figure": PRIVACY_ID, "panel": "eq8", "series": metric, "x": eps, "metric": metric, "value": v})
-        body.append([f"{eps:g}", f"{su:.6e}", f"{sz:.6e}", f"{z:.5f}", f"{er:.4g}"])
-    title = f"Supplementary: noise of eq. (8) (C={C:g}, |D_n|={n}, T={T}) and certified eps"
-    f = draw_tables([(None, header, body)], title, ctx.profile, width=7)
+    for (panel, eps, clip), g in sorted(groups.items()):
+        series = f"{panel}|C={clip:g}"
+        for view, c in g["certs"].items():
+            for r in c.tidy_rows(PRIVACY_ID, view, series):
+                rows.append(r)
+        cs = g["certs"]
+        body.append([PANEL_TITLES[panel], ", ".join(sorted(g["methods"])), f"{eps:g}", f"{clip:g}",
+                     ", ".join(map(str, sorted(g["T"]))), f"{cs['eq7'].noise_std / cs['eq7'].sensitivity:.4g}",
+                     pv.short(cs["eq7"].certified_epsilon), pv.short(cs["eq7_held"].certified_epsilon),
+                     pv.short(cs["clip"].certified_epsilon), pv.short(cs["sum"].certified_epsilon)])
+    header = ["panel", "trained", "nominal eps (eq. 8)", "C", "T run", "z (eq. 7)", "certified: eq. (7) Delta s",
+              "... samples held", "... Delta s = 2C", "... sum only"]
+    note = ("Certified eps: dp-accounting RDP accountant, Gaussian mechanism, T releases per client (every client uploads "
+            f"every round, no subsampling), delta = {delta}; the largest over the configurations of a row and over clients. "
+            "Readings: " + "; ".join(f"{k}: {v}" for k, v in pv.VIEWS.items()) + ". Eq. (7) holds for a model averaged over "
+            "per-sample minimisers; the uploaded SGD model is clipped once as a whole, so only Delta s = 2C is guaranteed.")
+    title = "Privacy: the paper's nominal eps and the eps certified for the uploads run"
+    f = draw_tables([(None, header, body or [["-"] * len(header)])], title, ctx.profile, width=13, col_widths="auto", fontsize=6.5)
     return Rendered(data=tidy_frame(rows), figure=f, markdown=markdown_tables([(None, header, body)], title, note))
 
 
 #: figure id -> renderer (fig, results, ctx) -> Rendered
 RENDERERS = {"table1": _table1, "fig1": _fig1, "fig2": _fig2, "fig3": _fig34, "fig4": _fig34, "fig5": _fig5,
-             "fig6": _fig6, "fig7": _fig7, SWEEP_ID: _table_sweep, PRIVACY_ID: _table_privacy}
+             "fig6": _fig6, "fig7": _fig7, SWEEP_ID: _table_sweep, TUNING_ID: _table_tuning, PRIVACY_ID: _table_privacy}

@@ -1,4 +1,8 @@
-"""Training runs of the DP-Ditto paper: data (guide §7), DP-Ditto / baselines, metrics (guide §2.5)."""
+"""Training runs of the DP-Ditto paper: data, DP-Ditto and the DP-perturbed baselines, metrics.
+
+Decisions where the paper is silent are listed in this paper's README (items D1-D33); the ones that
+shape a run are cited where they act.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +17,18 @@ from repro.experiment import RunContext, RunSpec, unavailable_result
 from repro.papers.dp_ditto import theory as th
 
 REDUCED_CNN = {"conv1": 8, "conv2": 16, "hidden": 64}
+METRICS = ("accuracy", "accuracy_unweighted", "loss", "fairness", "fairness_std")
 
 
 @functools.lru_cache(maxsize=8)
 def _client_arrays(dataset: str, partition: str, num_clients: int, classes_per_client: int, alpha: float,
-                   partition_seed: int, test_fraction: float, train_per_client, test_per_client, subsample_seed: int):
-    """Per-client (train_x, train_y, test_x, test_y) numpy arrays (guide §7); cached per process."""
+                   partition_seed: int, test_fraction: float, train_per_client, test_per_client, subsample_seed: int,
+                   val_per_client):
+    """Per client ``(train_x, train_y, eval_x, eval_y, split_size)``: the client's paper-profile split
+    (D9) subsampled to ``train_per_client`` / ``test_per_client`` samples (D24), and the size of the whole
+    training split (the |D_n| of eq. (7) in the paper profile, D6). With ``val_per_client`` the evaluation
+    set is a validation set held out of the training split, disjoint from the training samples (the
+    baselines' tuning sweep, D32), instead of the test split."""
     from repro.data.federated import federated_dataset
 
     if partition == "pathological":
@@ -34,28 +44,39 @@ def _client_arrays(dataset: str, partition: str, num_clients: int, classes_per_c
     for i in range(num_clients):
         xtr, ytr = fd.client_train(i)
         xte, yte = fd.client_test(i)
+        split_size = len(ytr)
+        keep = np.arange(split_size)
         if train_per_client is not None:
-            k = rng.choice(len(ytr), size=min(int(train_per_client), len(ytr)), replace=False)
-            xtr, ytr = xtr[np.sort(k)], ytr[np.sort(k)]
+            keep = np.sort(rng.choice(split_size, size=min(int(train_per_client), split_size), replace=False))
         if test_per_client is not None:
             k = rng.choice(len(yte), size=min(int(test_per_client), len(yte)), replace=False)
             xte, yte = xte[np.sort(k)], yte[np.sort(k)]
-        out.append((xtr, ytr, xte, yte))
+        if val_per_client is not None:
+            rest = np.setdiff1d(np.arange(split_size), keep)
+            vrng = np.random.default_rng([subsample_seed, 1, i])
+            if train_per_client is None:  # whole split trains: hold the validation samples out of it
+                val = np.sort(vrng.choice(split_size, size=min(int(val_per_client), split_size // 2), replace=False))
+                keep = np.setdiff1d(keep, val)
+            else:
+                val = np.sort(vrng.choice(rest, size=min(int(val_per_client), len(rest)), replace=False))
+            xte, yte = xtr[val], ytr[val]
+        out.append((xtr[keep], ytr[keep], xte, yte, split_size))
     return out
 
 
 def load_clients(p: dict, device="cpu"):
-    """(train ClientData, test ClientData) for the run params ``p``; raises DatasetUnavailableError."""
-    from repro.engine.data import ClientData
+    """(train ClientData, evaluation ClientData, training-split sizes [N]) for the run params ``p``;
+    raises ``DatasetUnavailableError``. The evaluation data is the test split, or the held-out validation
+    set when ``p["eval_split"] == "validation"``."""
+    from repro.engine.data import ClientData, normalize_images
 
+    val = p.get("val_per_client") if p.get("eval_split", "test") == "validation" else None
     arrays = _client_arrays(p["dataset"], p["partition"], int(p["num_clients"]), int(p["classes_per_client"]),
                             float(p["dirichlet_alpha"]), int(p["partition_seed"]), float(p["test_fraction"]),
-                            p["train_per_client"], p["test_per_client"], int(p["subsample_seed"]))
+                            p["train_per_client"], p["test_per_client"], int(p["subsample_seed"]), val)
     flat = p["model"] in ("mlr", "dnn")
 
     def build(xs, ys):
-        from repro.engine.data import normalize_images
-
         xt = [normalize_images(x) for x in xs]
         if flat:
             xt = [x.reshape(x.shape[0], -1) for x in xt]
@@ -65,7 +86,16 @@ def load_clients(p: dict, device="cpu"):
 
     train = build([a[0] for a in arrays], [a[1] for a in arrays])
     test = build([a[2] for a in arrays], [a[3] for a in arrays])
-    return train, test
+    return train, test, [int(a[4]) for a in arrays]
+
+
+def client_label_sets(p: dict) -> list[frozenset]:
+    """The set of labels each client's training samples cover (to say which clients hold similar data)."""
+    val = p.get("val_per_client") if p.get("eval_split", "test") == "validation" else None
+    arrays = _client_arrays(p["dataset"], p["partition"], int(p["num_clients"]), int(p["classes_per_client"]),
+                            float(p["dirichlet_alpha"]), int(p["partition_seed"]), float(p["test_fraction"]),
+                            p["train_per_client"], p["test_per_client"], int(p["subsample_seed"]), val)
+    return [frozenset(np.unique(a[1]).tolist()) for a in arrays]
 
 
 def build_model(p: dict):
@@ -79,9 +109,9 @@ def build_model(p: dict):
 
 
 def personal_metrics(model, theta: torch.Tensor, train, test) -> dict:
-    """Guide §2.5 for N personalised models ``[N, P]``: accuracy (sample-weighted and plain mean),
-    training loss (sample-weighted), fairness = population variance of per-client training losses
-    (Def. 1, eq. (20)) and its std. Non-finite values become NaN."""
+    """For N personalised models ``[N, P]``: test accuracy (sample-weighted and plain mean over clients),
+    training loss (sample-weighted), fairness = population variance over clients of the training losses
+    (Definition 1, eq. (20); D12) and its square root. Non-finite values become NaN."""
     from repro.engine.train import evaluate
 
     with torch.no_grad():
@@ -107,103 +137,132 @@ def personal_metrics(model, theta: torch.Tensor, train, test) -> dict:
     }
 
 
-def _sigma_u(p: dict, sizes) -> list[float]:
-    """Eq. (8) per client with the client's actual training size (D6)."""
+def dp_sample_sizes(p: dict, held: list[int], split: list[int]) -> list[int]:
+    """|D_n| entering Delta s = 2C/|D_n| (eq. (7)): the client's whole training split (``split``: the paper
+    profile's |D_n|, so a profile that trains on a subsample keeps the paper's noise, D6) or the samples
+    it trains on (``held``)."""
+    if p["dp_sample_size"] == "split":
+        return list(split)
+    if p["dp_sample_size"] == "held":
+        return list(held)
+    raise ValueError(f"unknown dp_sample_size {p['dp_sample_size']!r}; allowed: split, held")
+
+
+def sigma_per_client(p: dict, sizes) -> list[float]:
+    """Eq. (8) per client: sigma_u = Delta s sqrt(2 T N ln(1/delta)) / (eps N) with Delta s = 2C/|D_n|."""
     eps = float(p["epsilon"])
+    if math.isinf(eps):
+        return [0.0] * len(sizes)
     return [th.sigma_u(eps, float(p["delta"]), int(p["T"]), int(p["num_clients"]), float(p["clip"]), int(n)) for n in sizes]
 
 
-def make_algorithm(spec: RunSpec, model, train, streams):
+def steps_per_round(held: list[int], batch_size: int, epochs: int) -> float:
+    """Mean number of SGD steps a client takes per round (one epoch = ceil(|D_n| / B) steps, D1)."""
+    return float(np.mean([math.ceil(n / batch_size) * epochs for n in held]))
+
+
+def make_algorithm(task: str, p: dict, model, train, streams, sigma):
     from repro.algorithms.ditto import DPUpload, PFLSetup
 
-    p = spec.params
     sizes = train.sizes.tolist()
     private = not math.isinf(float(p["epsilon"]))
-    sig = _sigma_u(p, sizes) if private else [0.0] * len(sizes)
-    upload = DPUpload(float(p["clip"]) if private else None, sig, len(sizes), streams)
+    upload = DPUpload(float(p["clip"]) if private else None, sigma, len(sizes), streams)  # eqs. (5), (8); D4
     weights = train.sizes.double() if p["aggregation"] == "weighted" else None
     setup = PFLSetup(model=model, train=train, streams=streams, lr=float(p["lr"]), batch_size=int(p["batch_size"]),
                      local_epochs=int(p["local_epochs"]), upload=upload, weights=weights)
-    if spec.task == "ditto":
+    if task == "ditto":
         from repro.algorithms.ditto import Ditto
 
-        return Ditto(setup, p["lambdas"]), sig
+        return Ditto(setup, p["lambdas"])
     algo, hp = p["algorithm"], p["hp"]
     if algo == "pfedme":
         from repro.algorithms.pfedme import PFedMe
 
-        return PFedMe(setup, lam=hp["lam"], inner_steps=hp["inner_steps"], personal_lr=hp["personal_lr"], beta=hp["beta"]), sig
+        return PFedMe(setup, lam=hp["lam"], inner_steps=hp["inner_steps"], personal_lr=hp["personal_lr"], beta=hp["beta"])
     if algo == "apple":
         from repro.algorithms.apple import Apple
 
-        return Apple(setup, lr_p=hp["lr_p"], mu=hp["mu"], L=hp["L"], total_rounds=int(p["T"]),
-                     p_grad=hp.get("p_grad", "inner")), sig
+        return Apple(setup, lr_p=hp["lr_p"], mu=hp["mu"], L=hp["L"], total_rounds=int(p["T"]), p_grad=hp["p_grad"])
     if algo == "fedamp":
         from repro.algorithms.fedamp import FedAMP
 
-        return FedAMP(setup, alpha_k=hp["alpha_k"], lam=hp["lam"], sigma=hp["sigma"]), sig
+        return FedAMP(setup, alpha_k=hp["alpha_k"], sigma=hp["sigma"], scale=hp["scale"], prox=hp["prox"])
     if algo == "fedala":
         from repro.algorithms.fedala import FedALA
 
         return FedALA(setup, eta_w=hp["eta_w"], rand_percent=hp["rand_percent"], layer_idx=hp["layer_idx"],
                       threshold=hp["threshold"], num_pre_loss=hp["num_pre_loss"],
-                      start_phase_max_epochs=hp["start_phase_max_epochs"]), sig
+                      start_phase_max_epochs=hp["start_phase_max_epochs"])
     raise ValueError(f"unknown algorithm {algo!r}; allowed: pfedme, apple, fedamp, fedala")
 
 
-def run_training(spec: RunSpec, ctx: RunContext) -> dict:
-    """One DP-Ditto or baseline training; metrics after round T (and after every round if ``per_round``)."""
+def attention_summary(algo, state, label_sets: list[frozenset]) -> dict:
+    """FedAMP's message passing, averaged over the aggregations: mean self-weight xi_ii, and the weight a
+    client gives to peers holding the same label set vs the others (summed over peers, averaged over clients)."""
+    xi = algo.mean_attention(state).numpy()
+    n = len(label_sets)
+    same = np.array([[label_sets[i] == label_sets[j] and i != j for j in range(n)] for i in range(n)])
+    other = ~same & ~np.eye(n, dtype=bool)
+    return {"mean_self_weight": float(np.mean(np.diag(xi))), "same_group_weight": float((xi * same).sum(1).mean()),
+            "other_group_weight": float((xi * other).sum(1).mean()), "rescaled_rows": int(state.info.get("rescaled_rows", 0))}
+
+
+def run_training(task: str, p: dict, streams, ctx: RunContext) -> dict:
+    """One DP-Ditto (``task="ditto"``) or baseline training; metrics of every personalised model set after
+    round T, and after every round for the lambdas listed in ``per_round`` (D14)."""
     from repro.data import DatasetUnavailableError
 
-    p = spec.params
     try:
-        train, test = load_clients(p, ctx.device)
+        train, test, split = load_clients(p, ctx.device)
     except DatasetUnavailableError as e:
         return unavailable_result(f"dataset {p['dataset']} not available: {str(e).splitlines()[0][:200]}")
-    streams = ctx.streams(spec)
     model = build_model(p)
     theta0 = model.init(streams.torch("init"), rows=1, device=ctx.device)[0]
-    algo, sig = make_algorithm(spec, model, train, streams)
+    held = train.sizes.tolist()
+    sigma = sigma_per_client(p, dp_sample_sizes(p, held, split))
+    algo = make_algorithm(task, p, model, train, streams, sigma)
     state = algo.init(theta0)
     T = int(p["T"])
-    per_round = bool(p.get("per_round", False))
-    names = [f"{float(l):g}" for l in p["lambdas"]] if spec.task == "ditto" else ["personalized"]
-    series = {n: {k: [] for k in ("accuracy", "accuracy_unweighted", "loss", "fairness", "fairness_std")} for n in names}
-    rounds, t0 = [], time.perf_counter()
+    names = [f"{float(l):g}" for l in p["lambdas"]] if task == "ditto" else ["personalized"]
+    tracked = {f"{float(l):g}" for l in (p.get("per_round") or [])} if task == "ditto" else set()
+    series = {n: {"round": [], **{k: [] for k in METRICS}} for n in names}
+    t0 = time.perf_counter()
     for t in range(T):
         state = algo.round(state, t)
-        if per_round or t == T - 1:
+        due = [i for i, n in enumerate(names) if n in tracked or t == T - 1]
+        if due:
             pers = algo.personalized(state)
             pers = pers if pers.dim() == 3 else pers.unsqueeze(0)
-            for n, theta in zip(names, pers):
-                m = personal_metrics(model, theta, train, test)
-                for k, v in m.items():
-                    series[n][k].append(v)
-            rounds.append(t + 1)
-        if per_round or t == T - 1 or (t + 1) % 10 == 0:
-            s0 = series[names[0]]
-            ctx.log(f"round {t + 1}/{T}: {names[0]} acc={s0['accuracy'][-1] if s0['accuracy'] else float('nan'):.4f} "
-                    f"({time.perf_counter() - t0:.1f}s)")
-    info = getattr(state, "info", {}) or {}
-    return {"status": "ok", "task": spec.task, "eval_rounds": rounds, "series": series,
-            "sigma_u_mean": float(np.mean(sig)), "train_sizes": train.sizes.tolist(), "num_params": model.num_params,
-            "info": {k: v for k, v in info.items() if isinstance(v, (int, float, str))},
-            "train_seconds": time.perf_counter() - t0}
+            for i in due:
+                series[names[i]]["round"].append(t + 1)
+                for k, v in personal_metrics(model, pers[i], train, test).items():
+                    series[names[i]][k].append(v)
+        if due or (t + 1) % 10 == 0:
+            s0 = series[names[0]]["accuracy"]
+            ctx.log(f"round {t + 1}/{T}: {names[0]} acc={s0[-1] if s0 else float('nan'):.4f} ({time.perf_counter() - t0:.1f}s)")
+    info = {k: v for k, v in (getattr(state, "info", {}) or {}).items() if isinstance(v, (int, float, str))}
+    if task != "ditto" and p["algorithm"] == "fedamp":
+        info.update(attention_summary(algo, state, client_label_sets(p)))
+    return {"status": "ok", "task": task, "series": series,
+            "sigma_u": [float(x) for x in sigma], "sigma_u_mean": float(np.mean(sigma)), "dp_samples_mean": float(np.mean(dp_sample_sizes(p, held, split))),
+            "train_sizes": held, "split_sizes": split, "num_params": model.num_params,
+            "steps_per_round": steps_per_round(held, int(p["batch_size"]), int(p["local_epochs"])),
+            "info": info, "train_seconds": time.perf_counter() - t0}
 
 
 def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
     """All jobs of a ``ditto_batch`` / ``baseline_batch`` run in one process (data loaded once, cached).
 
-    Each job is the training of ``run_training`` with the batch's common params plus the job's
-    (epsilon, clip, T[, lambdas, per_round]); the result is ``{"status": "ok", "jobs": {key: result}}``,
-    or the unavailable result when the dataset is missing."""
+    Each job is ``run_training`` with the batch's common params plus the job's (epsilon, clip, T[, lambdas,
+    per_round | algorithm, hp]); the result is ``{"status": "ok", "jobs": {key: result}}``, or the
+    unavailable result when the dataset is missing."""
     task = {"ditto_batch": "ditto", "baseline_batch": "baseline"}[spec.task]
     common = {k: v for k, v in spec.params.items() if k != "jobs"}
     out, t0 = {}, time.perf_counter()
     for job in spec.params["jobs"]:
         p = dict(common)
         p.update({k: v for k, v in job.items() if k != "key"})
-        res = run_training(RunSpec(spec.paper, task, p, spec.seed), ctx)
+        res = run_training(task, p, ctx.streams(spec), ctx)  # every job restarts the seed's streams (D23)
         if res.get("status") != "ok":
             return res
         out[job["key"]] = res
@@ -216,10 +275,10 @@ def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
 
 
 def fig2(spec: RunSpec, ctx: RunContext) -> dict:
-    """The analytic curves of Fig. 2 (Theorem 1)."""
+    """Fig. 2: Theorem 1's bound with constants estimated from training (and the illustrative set)."""
     from repro.papers.dp_ditto.analytic import fig2_curves
 
-    return fig2_curves(spec.params)
+    return fig2_curves(spec, ctx)
 
 
 batch = run_batch  # ditto_batch and baseline_batch

@@ -5,8 +5,8 @@ Equation numbers are the paper's. Three groups:
 * eq. (7)-(8): the Gaussian noise calibration of DP-Ditto (``sensitivity``, ``sigma_u``, ``sigma_z``),
   and a privacy diagnostic (the (eps, delta) an RDP accountant actually certifies for that noise).
 * Theorem 1, eqs. (14)-(19): the convergence upper bound h(T, lambda) of the personalised models,
-  its linear lower bound h_Low(T) and the 1-D search for T* (Sec. 4.2), with the guide's errata
-  fixed (eq. (17): eps_Low -> eps_L / eps_G; eq. (18b): the constant term is
+  its linear lower bound h_Low(T) and the 1-D search for T* (Sec. 4.2), with two errata
+  fixed (README) (eq. (17): eps_Low -> eps_L / eps_G; eq. (18b): the constant term is
   +K/(1-eps) + beta*phi_L*T/(1-eps)^2).
 * Theorems 2-3 and Corollary 1, eqs. (29)-(32): the fairness measure R(lambda) of personalised
   Bayesian linear regression, the cubic whose root in [0, 1] gives alpha_0* and lambda*, and the
@@ -62,7 +62,7 @@ def sigma_z(epsilon: float, delta: float, rounds: int, num_clients: int, clip: f
 
 
 def rdp_epsilon(noise_multiplier: float, rounds: int, delta: float) -> float:
-    """Diagnostic (guide §3.4): epsilon certified by the RDP accountant of ``dp-accounting`` for
+    """Diagnostic (README, privacy): epsilon certified by the RDP accountant of ``dp-accounting`` for
     ``rounds`` compositions of the Gaussian mechanism with noise multiplier sigma/Delta_s, no
     subsampling. Eq. (8) assumes sampling rate q = 1/N although every client takes part in every
     round, so this is much larger than the nominal epsilon; reported, never asserted."""
@@ -83,7 +83,7 @@ def rdp_epsilon(noise_multiplier: float, rounds: int, delta: float) -> float:
 class ConvergenceConstants:
     """Constants of Assumption 1 and the DP set-up entering Theorem 1.
 
-    Defaults are the guide's Fig. 2 set (not from the paper, which gives none): MLR/MNIST,
+    Defaults are an illustrative set (not from the paper, which gives none; not measured): MLR/MNIST,
     lambda = 0.1, eps = 100, delta = 0.01.
     """
 
@@ -264,11 +264,13 @@ def h_low_degenerate(T, c: ConvergenceConstants):
 def search_t_star(c: ConvergenceConstants, t_max: int = 5000) -> tuple[int, float]:
     """Sec. 4.2: T* = argmin of h(T, lambda) over integers T in [1, min(T', t_max)] (step 1).
 
-    T' is astronomically large for plausible constants, so the search is capped at ``t_max``.
+    T' is astronomically large for plausible constants, so the search is capped at ``t_max``; when
+    eps_L or eps_G >= 1 (Assumption 1 violated) T' is undefined and the search runs to ``t_max``.
     Returns (T*, h(T*)).
     """
     upper = t_max
-    if abs(eps_l(c) - eps_g(c)) >= 1e-10:
+    el, eg = eps_l(c), eps_g(c)
+    if abs(el - eg) >= 1e-10 and el < 1 and eg < 1:  # T' needs Theorem 1's lower bound (eps_L, eps_G < 1)
         tp = t_prime(c)
         if math.isfinite(tp):
             upper = int(min(t_max, max(1, math.floor(tp))))
@@ -291,7 +293,7 @@ def dp_part_of_h(T, c: ConvergenceConstants):
 class FairnessSetup:
     """Constants of the linear model (22)-(24) with X_n^T X_n = rho I and the data statistics G1, G2.
 
-    Defaults are the guide's reference example (not from the paper): N = 20, d = 10, b = rho = 100,
+    Defaults are the README's reference example (D18, not from the paper): N = 20, d = 10, b = rho = 100,
     sigma^2 = 1, zeta^2 = 0.1, C = 5, T = 30, delta = 0.01, G1 = 400, G2 = 2e5.
     """
 

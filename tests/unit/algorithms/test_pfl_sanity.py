@@ -5,26 +5,23 @@ import math
 
 import pytest
 
-from repro.experiment import RunContext, RunSpec
-from repro.experiment import load_params
+from repro.engine.rng import RngStreams
+from repro.experiment import RunContext, load_params
 
 ALGOS = ["ditto", "pfedme", "apple", "fedamp", "fedala"]
 
 
-def _spec(algo: str) -> RunSpec:
-    from repro.papers.dp_ditto.experiments import _common
+def _params(algo: str) -> dict:
+    from repro.papers.dp_ditto.experiments import Plan, common_params
 
     params = load_params("dp_ditto", "quick")
-    p = _common(params, "dnn_mnist")
+    p = common_params(params, "dnn_mnist")
     p.update(epsilon=math.inf, clip=20.0, T=20)
     if algo == "ditto":
         p.update(lambdas=[0.1], per_round=False)
-        return RunSpec("dp_ditto", "ditto", p, 0)
-    hp = dict(params[algo])
-    if algo == "pfedme":
-        hp["personal_lr"] = hp["personal_lr"]["dnn_mnist"]
-    p.update(algorithm=algo, hp=hp)
-    return RunSpec("dp_ditto", "baseline", p, 0)
+    else:
+        p.update(algorithm=algo, hp=Plan(params).hyper(algo, "dnn_mnist"))
+    return p
 
 
 @pytest.mark.slow
@@ -33,9 +30,9 @@ def test_non_private_sanity(algo):
     from repro.data import DatasetUnavailableError
     from repro.papers.dp_ditto.runs import run_training
 
-    spec = _spec(algo)
     try:
-        res = run_training(spec, RunContext("quick", spec.run_id, log=lambda m: None))
+        res = run_training("ditto" if algo == "ditto" else "baseline", _params(algo), RngStreams(0),
+                           RunContext("quick", "sanity", log=lambda m: None))
     except DatasetUnavailableError:
         pytest.skip("MNIST not available")
     if res.get("status") == "unavailable":

@@ -1,43 +1,58 @@
-"""The run plan of the DP-Ditto paper: figure ids the workflow builds, few batch runs, shared jobs."""
+"""The run plan and the parameters of the DP-Ditto paper: figure ids, batch runs, shared jobs, checks."""
 
 import math
-import re
 
 import pytest
 
-from repro.experiment import load_params
-from repro.papers.dp_ditto.experiments import build_plan, figures, job_key
-
-FIG_ID = re.compile(r"(fig|table)[0-9]+[a-z]?")
+from repro.experiment import FIG_ID, ConfigError, load_params
+from repro.papers.dp_ditto.experiments import (PRIVACY_ID, SWEEP_ID, TASKS, TUNING_ID, build_plan, figures, job_key,
+                                               reference_T, validate)
 
 
 @pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
-def test_figure_ids_and_run_count(profile):
+def test_figure_ids_tasks_and_seeds(profile):
     params = load_params("dp_ditto", profile)
-    figs = figures(params, profile)
-    assert all(FIG_ID.fullmatch(f.fig_id) for f in figs), [f.fig_id for f in figs]
-    runs = {r.run_id for f in figs for r in f.runs}
-    # one DP-Ditto batch per (panel, seed), one baseline batch per (Fig. 3/4 panel, seed), Fig. 2
-    n_panels = len(set(params["fig34_panels"]) | set(params["fig5_panels"]) | set(params["fig6_panels"])
-                   | {params["fig7_panel"], params["sweep_panel"]})
-    assert len(runs) == len(params["seeds"]) * (n_panels + len(params["fig34_panels"])) + 1
+    figs = figures(params)
+    ids = [f.fig_id for f in figs]
+    assert all(FIG_ID.match(i) for i in ids) and len(ids) == len(set(ids))
+    assert {"table1", "fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID, TUNING_ID, PRIVACY_ID} == set(ids)
+    runs = {r.run_id: r for f in figs for r in f.runs}
+    assert all(r.task in TASKS for r in runs.values())
+    # every training batch is read by the privacy table (one certificate per private configuration run)
+    privacy = next(f for f in figs if f.fig_id == PRIVACY_ID)
+    assert {r.run_id for r in runs.values() if r.task != "fig2"} == set(privacy.run_ids)
+    seeds = {r.seed for r in runs.values()}
+    assert seeds == set(params["seeds"])
     if profile == "quick":
-        assert len(runs) <= 30
+        assert len(seeds) >= 3 and params["cnn"] == "paper"
+
+
+def test_quick_keeps_the_paper_noise_and_lambda_star():
+    quick, paper = load_params("dp_ditto", "quick"), load_params("dp_ditto", "paper")
+    assert quick["dp_sample_size"] == "split"  # sigma_u from the paper profile's |D_n|
+    for key in ("clip", "delta", "fig3_epsilon", "fig4_epsilon", "fig3_lambda", "fig4_lambda", "fig5_lambda", "num_clients",
+                "fig7_clip", "fig7_epsilon", "fig6_lambdas", "local_epochs"):
+        assert quick[key] == paper[key], key
+    assert set(quick["fig5_epsilons"]) <= set(paper["fig5_epsilons"])
 
 
 def test_jobs_are_shared_and_merged():
     params = load_params("dp_ditto", "quick")
     plan = build_plan(params)
-    dnn = plan.ditto[("dnn_mnist", 0)]
-    # Fig. 3 (lambda* = 0.005) and Fig. 5 (lambda = 0.1) read the same eps = 10 job for every shared T
+    dnn = plan.ditto[("dnn_mnist", 0, "main")]
+    # Fig. 3 (lambda* = 0.005) and Fig. 5 (lambda = 0.1) read the same eps = 10 training for every shared T
     for T in set(params["fig34_T"]["dnn_mnist"]) & set(params["fig5_T"]["dnn_mnist"]):
-        job = dnn[job_key(10.0, params["clip"], T)][3]
-        assert {0.005, 0.1} <= job.lambdas
-    # eps = inf job: per-round, carries lambda = 0 (claim 18) up to the largest Fig. 5 T
-    inf_job = dnn[job_key(math.inf, params["clip"], max(params["fig5_T"]["dnn_mnist"]))][3]
+        assert {0.005, 0.1} <= dnn[job_key(10.0, params["clip"], T)][3].lambdas
+    # eps = inf: one per-round training carrying lambda = 0 (local-training reference, claim 18.b)
+    inf_job = dnn[job_key(math.inf, params["clip"], reference_T(params, "dnn_mnist"))][3]
     assert inf_job.per_round and 0.0 in inf_job.lambdas
-    # Fig. 7 jobs use C = 10, distinct from the C = 20 jobs
-    assert job_key(100.0, params["fig7_clip"], params["fig7_T"][0]) in dnn
+    # Fig. 7 trainings (C = 10) are their own batch
+    assert job_key(100.0, params["fig7_clip"], params["fig7_T"][0]) in plan.ditto[("dnn_mnist", 0, "fig7")]
+    # the tuning jobs evaluate on the held-out validation split, never on the test data
+    tuning = plan.base[(params["tuning"]["panel"], 0, "tuning")]
+    assert tuning and all(j["eval_split"] == "validation" and j["val_per_client"] == params["val_per_client"]
+                          for j in tuning.values())
+    assert all("eval_split" not in j for (_, _, g), jobs in plan.base.items() if g != "tuning" for j in jobs.values())
 
 
 def test_jobs_of_yields_each_needed_job_once_with_its_params():
@@ -47,4 +62,38 @@ def test_jobs_of_yields_each_needed_job_once_with_its_params():
     keys = [(q["panel"], q.get("algorithm"), q["epsilon"], q["T"]) for q, *_ in jobs]
     assert len(keys) == len(set(keys))
     assert {q.get("algorithm") for q, *_ in jobs} == {None, *params["baselines"]}
-    assert all(q["epsilon"] == params["fig3_epsilon"] for q, *_ in jobs)
+    assert {q["epsilon"] for q, *_ in jobs} == {params["fig3_epsilon"], math.inf}
+
+
+@pytest.mark.parametrize("key, value", [("delta", 1.5), ("dp_sample_size", "all"), ("fig3_lambda", 2.5), ("seeds", [-1]),
+                                        ("batch_size", 0), ("partition", "iid"), ("cnn", "tiny")])
+def test_schema_refuses_bad_values(key, value):
+    with pytest.raises(ConfigError, match=key):
+        load_params("dp_ditto", "smoke", {key: value})
+
+
+def test_validate_refuses_inconsistent_keys():
+    params = load_params("dp_ditto", "smoke")
+    with pytest.raises(ConfigError, match="fig6_lambdas"):
+        validate({**params, "fig6_lambdas": [0.1, 0.5]})
+    with pytest.raises(ConfigError, match="fig6_T"):
+        validate({**params, "fig6_panels": ["dnn_mnist", "mlr_mnist"], "fig6_T": {"dnn_mnist": 2}})
+    with pytest.raises(ConfigError, match="tuning"):
+        validate({**params, "tuning": {**params["tuning"], "grids": {"fedamp": {"nope": [1]}}}})
+
+
+def test_baselines_use_the_best_value_of_the_regenerated_tuning_sweep():
+    """The hyper-parameters the baselines run with are the best mean validation accuracy of the quick tuning
+    sweep (README D32); skipped until the quick profile has been regenerated."""
+    from repro import paths
+    from repro.results import read_tidy_csv
+
+    path = paths.figures_dir("quick", "dp_ditto") / f"{TUNING_ID}.csv"
+    if not path.exists():
+        pytest.skip("quick profile not regenerated")
+    t = read_tidy_csv(path)
+    params = load_params("dp_ditto", "quick")
+    plan = build_plan(params)
+    for (algo, name), g in t[t["metric"] == "val_accuracy"].groupby(["panel", "series"]):
+        means = g.groupby("x")["value"].mean()
+        assert float(plan.hyper(algo, params["tuning"]["panel"])[name]) == pytest.approx(float(means.idxmax())), (algo, name, means)

@@ -1,4 +1,4 @@
-"""Theory of DP-Ditto against the guide's expected values (§3.2-§3.4)."""
+"""Theory of DP-Ditto against independently computed reference values (README D17, D18)."""
 
 import math
 
@@ -12,7 +12,7 @@ from repro.papers.dp_ditto import theory as th
 C2 = th.ConvergenceConstants()  # Fig. 2 constants
 
 
-def test_building_blocks_match_guide():
+def test_building_blocks_match_reference():
     assert th.eps_g(C2) == pytest.approx(0.85, rel=1e-12)
     assert th.eps_l(C2) == pytest.approx(0.862, rel=1e-12)
     assert th.g_const(C2) == pytest.approx(1.1095111, rel=1e-7)
@@ -22,7 +22,7 @@ def test_building_blocks_match_guide():
     assert th.check_assumptions(C2) == []
 
 
-def test_h_coefficients_match_guide():
+def test_h_coefficients_match_reference():
     H = th.h_coefficients(C2)
     for got, want in [(H.h1, 10.000442), (H.h2, -8.532700e-7), (H.h3, -6.452778e-4), (H.h4, 7.850084e-7),
                       (H.h5, 6.826160e-8), (H.h6, 2.030084e-4)]:
