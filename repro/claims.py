@@ -185,11 +185,11 @@ def number(replicates, paper_value: float, *, rtol: float | None = None, atol: f
     """A regenerated number against the paper's printed value with a tolerance band.
 
     Band: ``paper_value +- max(atol, rtol*|paper_value|)``, or, with ``log10``, within that many
-    decades of the paper's value. ``reproduced`` iff the 95 % interval lies inside the band,
+    decades of the paper's value. ``reproduced`` iff the 95 % interval (``level``) lies inside the band,
     ``not_reproduced`` iff it misses the band entirely, else ``inconclusive``.
     """
     reps = _replicates(replicates)
-    iv = exact_value(reps[0]) if deterministic else mean_interval(reps)
+    iv = exact_value(reps[0]) if deterministic else mean_interval(reps, level)
     if deterministic and len(set(reps)) != 1:
         raise ValueError(f"deterministic=True needs one value (or identical replicates), got {reps}")
     p = float(paper_value)

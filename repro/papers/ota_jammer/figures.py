@@ -255,7 +255,9 @@ def _render_tuning(fig, results, ctx):
                              run_id=spec.run_id))
             continue
         g = spec.params["baseline"]["gamma"]
-        vals = {"mean_train_loss": float(np.mean(res["train_loss"])), "final_train_loss": float(res["train_loss"][-1]),
+        mean_loss = float(np.mean(res["train_loss"]))
+        vals = {"mean_train_loss": mean_loss if math.isfinite(mean_loss) else math.inf,  # diverged: never the argmin
+                "final_train_loss": float(res["train_loss"][-1]),
                 "mean_test_acc": float(np.mean(res["test_acc"]))}
         for k, v in vals.items():
             rows.append(dict(figure=fig.fig_id, panel=panel, series=f"gamma = {g:g}", x=g, metric=k, value=v,
@@ -377,7 +379,9 @@ def _render_steps(fig, results, ctx):
         q = spec.params
         key = step_key(q["algorithm"], q["mode"], q.get("local_rule", "epochs"), q["data"])
         step = q["server_step"]
-        vals = {"mean_train_loss": float(np.mean(res["train_loss"])), "final_train_loss": float(res["train_loss"][-1]),
+        mean_loss = float(np.mean(res["train_loss"]))
+        vals = {"mean_train_loss": mean_loss if math.isfinite(mean_loss) else math.inf,  # diverged: never the argmin
+                "final_train_loss": float(res["train_loss"][-1]),
                 "mean_test_acc": float(np.mean(res["test_acc"])), "final_test_acc": float(res["test_acc"][-1])}
         crit[(key, grid.index(step))] = vals
         rows += [dict(figure=fig.fig_id, panel=key, series=theory.step_label(step), x=grid.index(step), metric=k, value=v,

@@ -36,6 +36,16 @@ ONE_STEP_ASSUMPTION = {
                     "the clipped-gradient sum by up to 2C, the aggregate by up to 2/(s_i |D|)")}
 
 
+#: configuration names (the privacy table's series; claims select on them)
+NO_CJ_NAME = "Upcycled-FL / FedProx / FedAvg + proposed PC, no CJ"
+ONE_STEP_NAME = "Upcycled-FL / FedAvg + proposed PC, one step"
+
+
+def cj_name(eps: float, kappa: float | None = None) -> str:
+    """Name of a jammer configuration: the paper's runs (``kappa`` None: its 7x) or the jammer at ``kappa`` x its bound."""
+    return f"proposed PC + CJ, target eps {eps:g}" if kappa is None else f"proposed PC + CJ at {kappa:g}x its bound, target eps {eps:g}"
+
+
 @dataclass(frozen=True)
 class Configuration:
     """A private configuration of the runs (all seeds): how it is named and what the paper says of it."""
@@ -70,7 +80,7 @@ def configuration(p: dict, params: dict) -> Configuration:
                              f"[13] {b['accountant']}", fig,
                              b["epsilon"], "Sec. V-A: 'we apply the same DP settings to the algorithm in [13]'", b["delta"], one)
     if one:
-        return Configuration(("femnist", "proposed", None, True), "Upcycled-FL / FedAvg + proposed PC, one step", "proposed", "fig91",
+        return Configuration(("femnist", "proposed", None, True), ONE_STEP_NAME, "proposed", "fig91",
                              p["eps0"], "eq. (21) at the paper's no-CJ level", p["delta0"], True)
     if p.get("cj_epsilon") is None and p["eps0"] != params["eps0"]:
         e = p["eps0"]
@@ -78,14 +88,14 @@ def configuration(p: dict, params: dict) -> Configuration:
                              f"channel only, eps {e:g}", "fig8", e, "package ablation: eq. (21) at this level without the jammer",
                              p["delta0"], False)
     if p.get("cj_epsilon") is None:
-        return Configuration(("femnist", "proposed", None, False), "Upcycled-FL / FedProx / FedAvg + proposed PC, no CJ",
+        return Configuration(("femnist", "proposed", None, False), NO_CJ_NAME,
                              "proposed, no CJ", "fig2-5", p["eps0"], "Sec. V-A: 'our designs achieve privacy level eps = 6.52' (eq. 21)",
                              p["delta0"], False)
     e, k = p["cj_epsilon"], p["kappa"]
     if k == params["kappa"]:
-        return Configuration(("femnist", "cj", e, k, False), f"proposed PC + CJ, target eps {e:g}", f"CJ target {e:g}", "fig6-8", e,
+        return Configuration(("femnist", "cj", e, k, False), cj_name(e), f"CJ target {e:g}", "fig6-8", e,
                              f"Figs 6-8 legend 'eps = {e:g}' (jammer at {k:g}x the bound (22))", p["cj_delta"], False)
-    return Configuration(("femnist", "cj", e, k, False), f"proposed PC + CJ at {k:g}x its bound, target eps {e:g}",
+    return Configuration(("femnist", "cj", e, k, False), cj_name(e, k),
                          f"CJ {k:g}x bound, {e:g}", "fig6-8", e, f"eq. (22)-(23): the jammer at {k:g}x its bound for eps = {e:g}",
                          p["cj_delta"], False)
 
