@@ -48,8 +48,9 @@ PROX_TESTABLE_MIN = 0.05        # C10 is testable only where FedProx's aggregate
                                 # (measured: ~1 % at E = 1, ~10 % at the paper's E = 20; fig92)
 ALPHA = 0.05                    # family-wise error of a claim's parts (Bonferroni)
 NEAR = 0.01                     # counterfactuals near a threshold: +-1 accuracy point (or 0.01 of loss)
-TIE_ATOL = 1e-9                 # per-seed gaps this small are float rounding of identical runs: 0 (e.g. FedProx at
-                                # the server step 1 + c_m is Upcycled-FL, eq. 9)
+TIE_ATOL = 1e-5                 # per-seed gaps this small are a tie: FedProx at the server step 1 + c_m is Upcycled-FL
+                                # (eq. 9) computed in another order, and float32 rounding moves its mean loss by ~1e-6;
+                                # real differences between methods are >= 1e-4 (an AUC step of accuracy is 2.6e-5)
 
 
 def _level(k: int) -> float:
@@ -575,12 +576,12 @@ def proposed_beats_baseline_certified(tables, params):
 # ---- "without affecting transmission efficiency" (abstract, Sec. VI) ----------------------------------------
 
 
-@CLAIMS.claim("C22", figures=("fig8", "privacy"), kind="number",
+@CLAIMS.claim("C22", figures=("fig8", "privacy"), kind="exact",
               paper_says="the cooperative jammer serves 'to enhance privacy without affecting transmission efficiency' "
                          "(abstract; conclusion)",
               tests="the clients' transmissions are unaffected by the jammer: per seed, the clients' transmit power "
                     "||x_i||^2/P_i averaged over clients and rounds with the jammer (at its bound, each target of "
-                    "bound_cj_epsilons) over without it (FedAvg), within 1 +- 5 %. Details: the accuracy of reaching "
+                    "bound_cj_epsilons) over without it (FedAvg), within 1 +- 5 % in every seed. Details: the accuracy of reaching "
                     "the same eps with receiver noise only (smaller alpha_u, fewer clients' signal) and the jammer's "
                     "power over a client's budget",
               refute=lambda t, p: (edit(t, "fig8", lambda v: v * 0.5, panel="privacy", metric="tx_power_ratio_mean",
@@ -591,8 +592,11 @@ def jammer_keeps_transmission(tables, params):
     base = _per_run(tables, "fig8", NO_CJ_LABEL, "tx_power_ratio_mean")
     for e in params["bound_cj_epsilons"]:
         s = cj_series(e, 1.0)
-        ratio = _per_run(tables, "fig8", s, "tx_power_ratio_mean") / base
-        parts[f"eps {e:g}"] = number(ratio.to_numpy(), 1.0, rtol=POWER_RTOL)
+        ratio = (_per_run(tables, "fig8", s, "tx_power_ratio_mean") / base).dropna()
+        if set(int(v) for v in ratio.index) != set(int(v) for v in params["seeds"]):
+            raise MissingData(f"fig8: transmit power of {s!r} and of {NO_CJ_LABEL!r} not on every seed {list(params['seeds'])}")
+        worst = float(ratio.iloc[int(np.argmax(np.abs(ratio.to_numpy() - 1.0)))])
+        parts[f"eps {e:g}"] = exact(worst, 1.0, rtol=POWER_RTOL, details={"ratio_per_seed": [round(float(v), 6) for v in ratio]})
         try:
             co = channel_only_series(e)
             details[f"eps {e:g}"] = {

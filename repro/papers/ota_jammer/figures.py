@@ -41,6 +41,7 @@ STYLE = {ALGO_LABEL["upcycled"]: dict(color="C3", marker="o"), ALGO_LABEL["fedpr
          ONE_STEP_LABEL["baseline"]: dict(color="C1", marker="x"), ONE_STEP_LABEL["baseline_ls"]: dict(color="C5", marker="+", ls=":")}
 CJ_MARKER = {1.0: "o", 0.5: "s", 0.1: "^"}
 CJ_FIGS = ("fig6", "fig7", "fig8")
+SHARED_RUNS = {"fig4": "Fig. 2", "fig5": "Fig. 3"}
 TIE_RTOL = 1e-9  # tuning criteria within this relative difference are a tie
 
 
@@ -198,7 +199,12 @@ def _render_curves(fig, results, ctx):
         elif name.startswith("no CJ, alpha_u"):
             st = dict(color="k", ls=":", marker="v")
         st.setdefault("markevery", max(1, len(band) // 10))
-        ax.plot(band.index, band["mean"], label=_legend(name, scal), **st)
+        label = _legend(name, scal)
+        if name == ALGO_LABEL["fedprox"] and p["server_step"]["fedprox"] == theory.EVEN_STEP:
+            # eq. (9): FedProx at the server step 1 + c_m is Upcycled-FL; the two curves coincide
+            label += " at step 1 + c_m (= Upcycled-FL, eq. 9)"
+            st.update(ls="--", marker="s", mfc="none")
+        ax.plot(band.index, band["mean"], label=label, **st)
         ax.fill_between(band.index, band["mean"] - band["half"], band["mean"] + band["half"], alpha=0.15,
                         color=ax.lines[-1].get_color(), lw=0)
     iid = fig.fig_id in ("fig9", "fig10")
@@ -214,6 +220,10 @@ def _render_curves(fig, results, ctx):
     sub = (f"{note or ''}\nM = {p['iid_rounds'] if iid else p['rounds']}, {rule}, {len(seeds)} seeds: mean and 95 % "
            f"t-interval; clipped: {_clip_text(scal)}; {_steps_text(fig, p)}\n"
            + "\n".join(textwrap.wrap(certified_note(fig, results, p), 150)))
+    if fig.fig_id in SHARED_RUNS:  # Figs 4-5 draw Figs 2-3's runs: one noise level gives both (eps, delta) pairs
+        but = "" if "ls" not in p["baseline_accountants"] else " except [13] with its own accountant"
+        sub += (f"\nThe runs of {SHARED_RUNS[fig.fig_id]}{but} (under the paper's accountant the noise that gives (6.52, 1e-5) "
+                "gives (4.39, 0.01)); only the delta of the certificates differs.")
     suptitle(f, f"{fig.paper_ref or 'Package addition'}: {fig.title}", ctx.profile, sub)
     return Rendered(df, f)
 

@@ -56,14 +56,20 @@ def test_missing_mnist_degrades_to_unavailable(tmp_path, monkeypatch):
     params = ex.load_params("ota_jammer", "smoke")
     figs = {f.fig_id: f for f in ex.figure_specs("ota_jammer", "smoke")}
     results = {}
-    for fid in ("fig2", "fig9", "privacy", "table91"):
+    from repro.papers.ota_jammer import runs
+
+    for fid in ("fig2", "fig9", "privacy", "table91", "table92", "fig92"):
         for r in figs[fid].runs:
-            if r.run_id not in results:
+            if r.run_id in results:
+                continue
+            if r.task == "regime":
+                results[r.run_id] = runs.regime(r, RunContext("smoke", r.run_id, log=lambda m: None))
+            else:
                 results[r.run_id] = _run(r) if r.params["data"] == "femnist" else {"status": "unavailable", "reason": "skipped"}
-    assert all(is_unavailable(results[r.run_id]) for r in figs["fig2"].runs)
+    assert all(is_unavailable(results[r.run_id]) for r in figs["fig2"].runs + figs["fig92"].runs)
     ctx = RenderContext("smoke", params)
     tables = {}
-    for fid in ("fig2", "privacy", "table91"):
+    for fid in ("fig2", "privacy", "table91", "table92", "fig92"):
         out = figures.RENDERERS[fid](figs[fid], {r: results[r] for r in figs[fid].run_ids}, ctx)
         assert out.figure is not None
         tables[fid] = out.data
