@@ -40,7 +40,6 @@ STYLE = {ALGO_LABEL["upcycled"]: dict(color="C3", marker="o"), ALGO_LABEL["fedpr
          ONE_STEP_LABEL["upcycled"]: dict(color="C3", marker="o"), ONE_STEP_LABEL["fedavg"]: dict(color="C2", marker="^"),
          ONE_STEP_LABEL["baseline"]: dict(color="C1", marker="x"), ONE_STEP_LABEL["baseline_ls"]: dict(color="C5", marker="+", ls=":")}
 CJ_MARKER = {1.0: "o", 0.5: "s", 0.1: "^"}
-CJ_FIGS = ("fig6", "fig7", "fig8")
 SHARED_RUNS = {"fig4": "Fig. 2", "fig5": "Fig. 3"}
 TIE_RTOL = 1e-9  # tuning criteria within this relative difference are a tie
 
@@ -209,7 +208,7 @@ def _render_curves(fig, results, ctx):
                         color=ax.lines[-1].get_color(), lw=0)
     iid = fig.fig_id in ("fig9", "fig10")
     has_upcycled = any(s.startswith("Upcycled") for s in order)
-    ax.set_xlabel("communication round m" + (" (Upcycled-FL: after its even step)" if has_upcycled or fig.fig_id in CJ_FIGS
+    ax.set_xlabel("communication round m" + (" (Upcycled-FL: after its even step)" if has_upcycled or fig.fig_id == "fig6"
                                              else ""))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(YLABEL[metric])
