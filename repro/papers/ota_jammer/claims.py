@@ -115,7 +115,9 @@ def _judge(gaps: dict, threshold: float = GAIN, reason: str = ""):
         ev = next(iter(parts.values()))
         return ev.but(reason="; ".join(r for r in (reason, ev.reason) if r))
     why = f"Bonferroni: each of {k} parts at the {100 * _level(k):.3g} % level"
-    return combine(parts, reason="; ".join(r for r in (reason, why) if r))
+    ev = combine(parts, reason="; ".join(r for r in (reason, why) if r))
+    ev.details["seeds_above_threshold"] = {n: e.details["seeds_above_threshold"] for n, e in parts.items()}
+    return ev
 
 
 def _beats(tables, fig, winner, losers, params, metric="test_acc", lower_is_better=False, ends=False) -> dict:
