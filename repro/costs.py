@@ -87,6 +87,11 @@ def _hours(s: float) -> str:
     return f"{s / 3600:.2f}" if s >= 36 else f"{s / 3600:.4f}"
 
 
+def _tflop(flops: list) -> str:
+    """Sum of the runs' FLOP estimates in TFLOP, or blank when no run of the row gave one."""
+    return f"{sum(flops) / 1e12:.1f}" if flops else ""
+
+
 def cost_markdown(results: dict, profile: str, device: str, rounds: int) -> str:
     import platform
 
@@ -103,12 +108,12 @@ def cost_markdown(results: dict, profile: str, device: str, rounds: int) -> str:
             cs = [costs[r] for r in rids]
             fl = [c.flops for c in cs if c.flops]
             lines.append(f"| `{slug}` | {f.fig_id} | {len(rids)} | {sum(c.rounds for c in cs)} | "
-                         f"{sum(fl) / 1e12:.1f} | {_hours(sum(c.cpu_s for c in cs))} | {_hours(sum(c.wall_s for c in cs))} |"
+                         f"{_tflop(fl)} | {_hours(sum(c.cpu_s for c in cs))} | {_hours(sum(c.wall_s for c in cs))} |"
                          if cs else f"| `{slug}` | {f.fig_id} | 0 | 0 | | 0 | 0 |")
         allc = list(costs.values())
         fl = [c.flops for c in allc if c.flops]
         lines.append(f"| **`{slug}` total (each run once)** | | {len(allc)} | {sum(c.rounds for c in allc)} | "
-                     f"{sum(fl) / 1e12:.1f} | **{_hours(sum(c.cpu_s for c in allc))}** | **{_hours(sum(c.wall_s for c in allc))}** |")
+                     f"{_tflop(fl)} | **{_hours(sum(c.cpu_s for c in allc))}** | **{_hours(sum(c.wall_s for c in allc))}** |")
     return "\n".join(lines) + "\n"
 
 

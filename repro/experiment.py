@@ -30,6 +30,7 @@ import hashlib
 import importlib
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -129,11 +130,30 @@ class RunContext:
     device: str = "cpu"
     threads: int = 1
     log: Callable[[str], None] = print
+    started: float = field(default_factory=time.monotonic)
 
     def streams(self, spec: RunSpec):
         from repro.engine.rng import RngStreams
 
         return RngStreams(spec.seed)
+
+    def progress(self, done: float, total: float, what: str = "") -> str:
+        """Log ``what done/total``, the elapsed time and the ETA (linear in the work done since the run
+        started; ``done``/``total`` in any unit of work: rounds, jobs, rounds x jobs). Returns the line."""
+        elapsed = time.monotonic() - self.started
+        frac = min(max(done / total, 0.0), 1.0) if total > 0 else 1.0
+        eta = elapsed * (1 - frac) / frac if frac > 0 else float("nan")
+        line = (f"{what + ' ' if what else ''}{done:g}/{total:g} ({100 * frac:.0f} %), elapsed {_hms(elapsed)}, "
+                f"ETA {_hms(eta)}")
+        self.log(line)
+        return line
+
+
+def _hms(seconds: float) -> str:
+    if seconds != seconds:  # NaN: nothing done yet
+        return "?"
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Write the README's figure gallery and quick-profile cost table from what was measured.
 
-    python -m repro.gallery            # rewrites the blocks between the gallery / timing markers in README.md
+    python -m repro.gallery            # rewrites the gallery / timing / verdicts blocks of README.md
 
 Each caption is built by :func:`repro.report.figure_caption` from the verdicts of the claims judged on the
 figure (never from the paper's claim); the cost table sums the runs' recorded CPU seconds.
@@ -17,6 +17,8 @@ from repro.results import read_json, write_text
 
 START, END = "<!-- gallery:start -->", "<!-- gallery:end -->"
 TIMING_START, TIMING_END = "<!-- timing:start -->", "<!-- timing:end -->"
+VERDICTS_START, VERDICTS_END = "<!-- verdicts:start -->", "<!-- verdicts:end -->"
+VERDICT_COLUMNS = ("reproduced", "not_reproduced", "inconclusive", "not_evaluated")
 
 
 def gallery_markdown(profile: str = "quick") -> str:
@@ -70,6 +72,22 @@ def timing_markdown(profile: str = "quick") -> str:
     return "\n".join(lines)
 
 
+def verdicts_markdown(profile: str = "quick") -> str:
+    """Per paper: how many claims got each verdict in ``profile`` (from its claims.json), with links."""
+    lines = [VERDICTS_START, "", "| paper | claims | " + " | ".join(v.replace("_", " ") for v in VERDICT_COLUMNS)
+             + " | evidence |", "|---|---|" + "---|" * len(VERDICT_COLUMNS) + "---|"]
+    for slug in registry.slugs():
+        claims = load_paper_claims(profile, slug)
+        if claims is None:
+            lines.append(f"| `{slug}` | not run | " + " | " * len(VERDICT_COLUMNS) + " |")
+            continue
+        counts = [sum(c["verdict"] == v for c in claims) for v in VERDICT_COLUMNS]
+        lines.append(f"| `{slug}` | {len(claims)} | " + " | ".join(str(n) for n in counts)
+                     + f" | [README](repro/papers/{slug}/README.md) |")
+    lines += ["", VERDICTS_END]
+    return "\n".join(lines)
+
+
 def _replace_block(text: str, start: str, end: str, block: str) -> str:
     if start not in text or end not in text:
         raise SystemExit(f"README.md has no markers {start} ... {end}")
@@ -82,6 +100,7 @@ def main(argv=None) -> int:
     readme = paths.project_root() / "README.md"
     text = _replace_block(readme.read_text(), START, END, gallery_markdown())
     text = _replace_block(text, TIMING_START, TIMING_END, timing_markdown())
+    text = _replace_block(text, VERDICTS_START, VERDICTS_END, verdicts_markdown())
     write_text(readme, text)
     return 0
 

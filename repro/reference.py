@@ -69,7 +69,7 @@ def cell_stats(df: pd.DataFrame) -> pd.DataFrame:
     """Per cell (KEY): seed-mean, seed sd, number of seeds (seed -1 counts as one deterministic value)."""
     d = df.copy()
     for c in ("figure", "panel", "series", "metric"):
-        d[c] = d[c].fillna("").astype(str)
+        d[c] = d[c].astype(object).where(d[c].notna(), "").astype(str)
     d["x"] = d["x"].map(_x_key)
     d["value"] = pd.to_numeric(d["value"], errors="coerce")
     per_seed = d.groupby(KEY + ["seed"], dropna=False, sort=True)["value"].mean().reset_index()

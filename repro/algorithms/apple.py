@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from repro.algorithms.ditto import PFLSetup, identity_transform
+from repro.algorithms.base import FLAlgorithm, FLSetup, _identity_link
 from repro.engine.train import batch_grad
 
 
@@ -76,13 +76,13 @@ def shared_products(grad: torch.Tensor, received: torch.Tensor, own: torch.Tenso
     return out / len(model.params)
 
 
-class Apple:
+class Apple(FLAlgorithm):
     """Defaults: exact p-gradient (``p_grad="inner"``) with lr_p = 0.001 (the APPLE authors' default for p),
     eta_c = eta * N, mu = 0, L = 1 (dp_ditto README, D20)."""
 
     name = "apple"
 
-    def __init__(self, setup: PFLSetup, lr_p: float = 0.001, mu: float = 0.0, L: float = 1.0, total_rounds: int = 1,
+    def __init__(self, setup: FLSetup, lr_p: float = 0.001, mu: float = 0.0, L: float = 1.0, total_rounds: int = 1,
                  core_lr: float | None = None, p_grad: str = "inner"):
         if lr_p < 0 or mu < 0 or L <= 0 or total_rounds < 1:
             raise ValueError(f"APPLE needs lr_p >= 0, mu >= 0, L > 0, total_rounds >= 1; got {lr_p}, {mu}, {L}, {total_rounds}")
@@ -108,7 +108,7 @@ class Apple:
         K, N = len(S), received.shape[0]
         senders_rows = received.unsqueeze(0).expand(K, N, -1).reshape(K * N, -1)
         receivers = S.repeat_interleave(N)
-        D = self.setup.download(senders_rows, receivers, t).reshape(K, N, -1).clone()
+        D = self.setup.send_down(senders_rows, receivers, t).reshape(K, N, -1).clone()
         D[torch.arange(K, device=D.device), S] = cores[S]
         return D
 
@@ -118,7 +118,7 @@ class Apple:
         K = len(S)
         own_idx = (torch.arange(K, device=s.device), S)
         # identity download: every receiver sees the same received cores -> no [K, N, P] stack
-        shared = s.download is identity_transform
+        shared = s.download is _identity_link
         if shared:
             R, own = state.received, state.cores[S].clone()
         else:
@@ -149,7 +149,7 @@ class Apple:
         cores = state.cores.clone()
         cores[S] = own
         received = state.received.clone()
-        received[S] = s.upload(own, S, t)
+        received[S] = s.send_up(own, S, t)
         pall = state.p.clone()
         pall[S] = p
         return AppleState(cores, received, pall, state.info)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from repro.algorithms.ditto import PFLSetup
+from repro.algorithms.base import FLAlgorithm, FLSetup
 from repro.engine.schedule import BatchPlan
 from repro.engine.train import batch_grad, local_sgd
 
@@ -55,10 +55,10 @@ def ala_weight_step(weights, grad_top, diff, eta_w: float):
     return torch.clamp(weights - eta_w * grad_top * diff, 0.0, 1.0)
 
 
-class FedALA:
+class FedALA(FLAlgorithm):
     name = "fedala"
 
-    def __init__(self, setup: PFLSetup, eta_w: float = 1.0, rand_percent: float = 80, layer_idx: int = 2,
+    def __init__(self, setup: FLSetup, eta_w: float = 1.0, rand_percent: float = 80, layer_idx: int = 2,
                  threshold: float = 0.1, num_pre_loss: int = 10, start_phase_max_epochs: int = 50,
                  slice_batches: int | None = None):
         if eta_w <= 0 or not 0 < rand_percent <= 100 or layer_idx < 1 or start_phase_max_epochs < 1:
@@ -134,7 +134,7 @@ class FedALA:
             started = torch.ones_like(state.started[S])
             info["ala_epochs_last"] = ep
         theta = local_sgd(s.model, start, s.train, s.plan(t), lr=s.lr, row_client=S)
-        uploaded = s.upload(theta, S, t)
+        uploaded = s.send_up(theta, S, t)
         new_global = s.aggregate(uploaded, S)
         personal, weights, st = state.personal.clone(), state.weights.clone(), state.started.clone()
         personal[S], weights[S], st[S] = theta, W, started

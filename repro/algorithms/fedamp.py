@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from repro.algorithms.ditto import PFLSetup
+from repro.algorithms.base import FLAlgorithm, FLSetup
 from repro.engine.train import local_sgd
 
 SCALES = ("median", "absolute")
@@ -87,13 +87,13 @@ class FedAMPState:
     info: dict = field(default_factory=dict)
 
 
-class FedAMP:
+class FedAMP(FLAlgorithm):
     """Defaults: A(x) = 1 - exp(-x/sigma_t), sigma_t = 0.3 x the median squared distance of the uploads,
     alpha_K = 0.1 (weight of an identical peer), prox = lam/alpha_K = 1e-3."""
 
     name = "fedamp"
 
-    def __init__(self, setup: PFLSetup, alpha_k: float = 0.1, sigma: float = 0.3, scale: str = "median", prox: float = 1e-3):
+    def __init__(self, setup: FLSetup, alpha_k: float = 0.1, sigma: float = 0.3, scale: str = "median", prox: float = 1e-3):
         if not alpha_k > 0 or not sigma > 0 or prox < 0:
             raise ValueError(f"FedAMP needs alpha_k > 0, sigma > 0, prox >= 0; got {alpha_k}, {sigma}, {prox}")
         if scale not in SCALES:
@@ -113,7 +113,7 @@ class FedAMP:
         self_w = xi[torch.arange(len(S), device=xi.device), S].clone()
         others = xi.clone()
         others[torch.arange(len(S), device=xi.device), S] = 0.0
-        message = self.setup.download(others @ state.received, S, t)
+        message = self.setup.send_down(others @ state.received, S, t)
         return message + self_w.unsqueeze(1) * state.personal[S]
 
     def round(self, state: FedAMPState, t: int, clients=None) -> FedAMPState:
@@ -122,7 +122,7 @@ class FedAMP:
         start = self.cloud_models(state, S, t)
         w = local_sgd(s.model, start, s.train, s.plan(t), lr=s.lr, mu=self.prox, anchor=start, row_client=S)
         received = state.received.clone()
-        received[S] = s.upload(w, S, t).to(received.dtype)
+        received[S] = s.send_up(w, S, t).to(received.dtype)
         xi, over = attention_weights(received, self.alpha_k, self.sigma, self.scale)
         personal = state.personal.clone()
         personal[S] = w

@@ -1,90 +1,96 @@
 """FedAvg (McMahan et al. 2017) and FedProx (Li et al. 2020) on the vectorised engine.
 
-Every client starts from the global model w̄, runs local SGD (``epochs`` passes of minibatch SGD, or
-``steps`` fixed minibatch steps) on F_n (FedAvg) or on F_n + (mu/2)||w - w̄||² (FedProx, eq. (3) of
-ota_jammer), uploads its model (or its update) through the upload chain, and the server takes the
-weighted mean (sample-weighted by default, eq. (2)/(7)).
+Every participating client starts from the global model w (received through ``setup.download``), runs
+local SGD (``setup.local_epochs`` passes of minibatch SGD, or ``setup.steps`` fixed steps) on F_n
+(FedAvg) or on F_n + (mu/2)||w_n - w||^2 (FedProx, eq. (3) of ota_jammer), uploads its model (or its
+update) through ``setup.upload``, and the server takes the (weighted) mean of what it receives; an
+update is added to the old global model times ``server_lr``.
 
-Example
--------
 >>> import torch
 >>> from repro.models import build_model
->>> from repro.engine import ClientData, RngStreams, RoundRng
->>> from repro.algorithms import FedAvg
+>>> from repro.engine import ClientData, RngStreams
+>>> from repro.algorithms import FedProx, FLSetup
 >>> data = ClientData.from_client_arrays([torch.randn(30, 784)] * 4, [torch.arange(30) % 10] * 4)
->>> model, streams = build_model("mlr"), RngStreams(0)
->>> algo = FedAvg(model, lr=0.05, batch_size=10, epochs=1)
->>> state = algo.init_state(model.init(streams.torch("init")), data)
->>> for t in range(2):
-...     state = algo.round(state, data, RoundRng(streams, t))
+>>> setup = FLSetup(build_model("mlr"), data, RngStreams(0), lr=0.05, batch_size=10, weights=data.sizes)
+>>> algo = FedProx(setup, mu=0.1)
+>>> state = algo.init(setup.model.init(setup.streams.torch("init")))
+>>> state = algo.round(state, 0, clients=[0, 2])      # clients 1 and 3 sit this round out
 >>> state.global_params.shape
 torch.Size([7850])
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 
-from repro.algorithms.base import FLAlgorithm, FLState
-from repro.engine.data import ClientData
-from repro.engine.schedule import epoch_plan, step_plan
+from repro.algorithms.base import FLAlgorithm, FLSetup
 from repro.engine.train import local_sgd
-from repro.privacy.chain import Transform
 
 
-def round_plan(data: ClientData, rng, *, batch_size, epochs=None, steps=None):
-    """The round's minibatch plan from ``rng.generator("data_order")`` (CPU), on the data's device."""
-    if (epochs is None) == (steps is None):
-        raise ValueError(f"give exactly one of epochs ({epochs}) and steps ({steps})")
-    gen = _cpu_generator(rng, "data_order")
-    sizes = data.sizes.cpu()
-    if epochs is not None:
-        return epoch_plan(sizes, batch_size, epochs, gen, device=data.device)
-    return step_plan(sizes, batch_size, steps, gen, device=data.device)
-
-
-def _cpu_generator(rng, purpose):
-    if hasattr(rng, "streams"):  # RoundRng: plans are drawn on the CPU whatever the device
-        return rng.streams.torch(purpose, device="cpu", key=rng.round_index)
-    return rng.generator(purpose) if hasattr(rng, "generator") else rng
+@dataclass
+class FedAvgState:
+    global_params: torch.Tensor  # w [P]
 
 
 class FedAvg(FLAlgorithm):
-    """FedAvg; with ``mu > 0`` it is FedProx (class ``FedProx`` below just sets ``mu``).
+    """FedAvg; with ``mu > 0`` it is FedProx (class ``FedProx`` below just requires ``mu > 0``).
 
-    ``lr`` learning rate; ``batch_size``; ``epochs`` (default 1) or ``steps``; ``momentum`` (PyTorch
-    convention, reset every round); ``mu`` proximal coefficient; ``prox_in_momentum`` see
-    ``local_sgd``; ``upload`` transform chain on the stacked uploads; ``upload_kind`` "model" or
-    "update"; ``weighting`` "samples" or "uniform".
+    ``momentum``: heavy-ball factor of the local SGD (PyTorch convention, buffer reset every round);
+    ``prox_in_momentum``: whether the proximal gradient goes through the momentum buffer (see
+    ``repro.engine.train.local_sgd``); ``upload_kind``: ``"model"`` or ``"update"`` (w_n - w);
+    ``server_lr``: the server's step on the mean update (1 = plain FedAvg).
     """
 
-    def __init__(self, model, *, lr: float, batch_size: int, epochs: int | None = None, steps: int | None = None,
-                 momentum: float = 0.0, mu: float = 0.0, prox_in_momentum: bool = True,
-                 upload: Transform | None = None, upload_kind: str = "model", weighting: str = "samples"):
-        super().__init__(model, upload)
-        if epochs is None and steps is None:
-            epochs = 1
+    name = "fedavg"
+
+    def __init__(self, setup: FLSetup, *, mu: float = 0.0, momentum: float = 0.0, prox_in_momentum: bool = True,
+                 upload_kind: str = "model", server_lr: float = 1.0):
+        super().__init__(setup)
         if upload_kind not in ("model", "update"):
             raise ValueError(f"upload_kind must be 'model' or 'update', got {upload_kind!r}")
         if mu < 0:
             raise ValueError(f"mu must be >= 0, got {mu}")
-        self.lr, self.batch_size, self.epochs, self.steps = lr, batch_size, epochs, steps
-        self.momentum, self.mu, self.prox_in_momentum = momentum, mu, prox_in_momentum
-        self.upload_kind, self.weighting = upload_kind, weighting
+        if not server_lr > 0:
+            raise ValueError(f"server_lr must be > 0, got {server_lr}")
+        self.mu, self.momentum, self.prox_in_momentum = float(mu), float(momentum), prox_in_momentum
+        self.upload_kind, self.server_lr = upload_kind, float(server_lr)
 
-    def local_update(self, starts: torch.Tensor, state: FLState, data: ClientData, rng) -> torch.Tensor:
-        plan = round_plan(data, rng, batch_size=self.batch_size, epochs=self.epochs, steps=self.steps)
-        if state.participants is not None:  # only scheduled clients train
-            plan.active &= state.participants.to(plan.active.device).unsqueeze(0)
-            plan.mask &= plan.active.unsqueeze(2)
-        return local_sgd(self.model, starts, data, plan, lr=self.lr, momentum=self.momentum, mu=self.mu,
-                         anchor=state.global_params if self.mu else None, prox_in_momentum=self.prox_in_momentum)
+    def init(self, theta0: torch.Tensor) -> FedAvgState:
+        return FedAvgState(theta0.reshape(-1).to(self.setup.device).clone())
+
+    def local_update(self, starts: torch.Tensor, clients: torch.Tensor, t: int, anchor: torch.Tensor | None = None) -> torch.Tensor:
+        """Client models ``[K, P]`` after round t's local training from ``starts`` ``[K, P]``; the proximal
+        term (mu > 0) pulls towards ``anchor`` (``[P]`` or ``[K, P]``, default the starts)."""
+        s = self.setup
+        return local_sgd(s.model, starts, s.train, s.plan(t), lr=s.lr, momentum=self.momentum, mu=self.mu,
+                         anchor=(starts if anchor is None else anchor) if self.mu else None, row_client=clients,
+                         prox_in_momentum=self.prox_in_momentum)
+
+    def round(self, state: FedAvgState, t: int, clients=None) -> FedAvgState:
+        s = self.setup
+        S = s.clients_or_all(clients)
+        starts = s.broadcast(state.global_params, S, t)
+        local = self.local_update(starts, S, t, anchor=state.global_params)
+        payload = local - starts if self.upload_kind == "update" else local
+        mean = s.aggregate(s.send_up(payload, S, t), S)
+        if self.upload_kind == "update":
+            return FedAvgState(state.global_params + self.server_lr * mean)
+        if self.server_lr == 1.0:
+            return FedAvgState(mean)
+        return FedAvgState(state.global_params + self.server_lr * (mean - state.global_params))
+
+    def personalized(self, state: FedAvgState) -> torch.Tensor:
+        return state.global_params.unsqueeze(0).expand(self.setup.num_clients, -1)
 
 
 class FedProx(FedAvg):
-    """FedProx: FedAvg with the proximal term (mu/2)||w - w̄||² in every client's local objective."""
+    """FedProx: FedAvg with the proximal term (mu/2)||w_n - w||^2 in every client's local objective."""
 
-    def __init__(self, model, *, mu: float, **kwargs):
+    name = "fedprox"
+
+    def __init__(self, setup: FLSetup, *, mu: float, **kwargs):
         if not mu > 0:
             raise ValueError(f"FedProx needs mu > 0, got {mu}")
-        super().__init__(model, mu=mu, **kwargs)
+        super().__init__(setup, mu=mu, **kwargs)

@@ -16,7 +16,7 @@ from typing import Callable
 
 import torch
 
-from repro.algorithms.ditto import PFLSetup
+from repro.algorithms.base import FLAlgorithm, FLSetup
 from repro.engine.train import batch_grad
 
 
@@ -49,13 +49,13 @@ def server_update(previous: torch.Tensor, mean_upload: torch.Tensor, beta: float
     return (1 - beta) * previous + beta * mean_upload
 
 
-class PFedMe:
+class PFedMe(FLAlgorithm):
     """Defaults: lam = 15, K = 5, beta = 1 ([22] / TsingZ0/PFLlib examples) and personal_lr = 0.03: the
     library's 0.09 gives eta_p (lam + L_f) > 2 on inputs scaled to [-1, 1], so the inner solve diverges."""
 
     name = "pfedme"
 
-    def __init__(self, setup: PFLSetup, lam: float = 15.0, inner_steps: int = 5, personal_lr: float = 0.03, beta: float = 1.0):
+    def __init__(self, setup: FLSetup, lam: float = 15.0, inner_steps: int = 5, personal_lr: float = 0.03, beta: float = 1.0):
         if lam <= 0 or inner_steps < 1 or personal_lr <= 0 or not 0 < beta <= 2:
             raise ValueError(f"pFedMe needs lam > 0, inner_steps >= 1, personal_lr > 0, beta in (0, 2]; got "
                              f"{lam}, {inner_steps}, {personal_lr}, {beta}")
@@ -82,7 +82,7 @@ class PFedMe:
             new_w = outer_update(w, new_theta, s.lr, self.lam)
             a = act.unsqueeze(1)
             theta, w = torch.where(a, new_theta, theta), torch.where(a, new_w, w)
-        received = s.upload(w, S, t)
+        received = s.send_up(w, S, t)
         mean = s.aggregate(received, S)
         new_global = server_update(state.global_params, mean, self.beta)
         personal = state.personal.clone()

@@ -21,7 +21,7 @@ Spec keys (``scheme`` is required; unknown keys are an error):
                        ``train`` (training set only); not for label_skew
 ``test_fraction``      per-client test share after partitioning the pool (default 0.25)
 ``train_sizes``, ``test_sizes``, ``class_sets``  label_skew: drawn from the official train and
-                       test sets separately with the same class sets (ota_jammer guide §7.2)
+                       test sets separately with the same class sets (ota_jammer README, "data")
 ``classes``            optional list of original labels to keep, relabelled 0..len-1 in that order
 =====================  ======================================================================
 

@@ -242,7 +242,7 @@ class DirichletPartitioner:
 
 @dataclass(frozen=True)
 class LabelSkewPartitioner:
-    """Given per-client sizes and class sets (FedProx-style label skew; ota_jammer guide §7.2).
+    """Given per-client sizes and class sets (FedProx-style label skew; ota_jammer README, "data").
 
     Client u gets ``sizes[u]`` samples from the classes ``class_sets[u]``, as evenly as possible:
     ``sizes[u] // k`` per class plus one more for the first ``sizes[u] % k`` classes in the order

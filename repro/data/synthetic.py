@@ -8,7 +8,7 @@ inputs, and labels are ``y = argmax(x W_k + b_k)``:
   B_k ~ N(0, beta), v_k ~ N(B_k, 1)^d, x ~ N(v_k, Sigma), Sigma = diag(j^-1.2), j = 1..d.
   alpha controls how much the local models differ, beta how much the local inputs differ.
 * Synthetic-IID: one W ~ N(0, 1)^{d x C}, b ~ N(0, 1)^C shared by all clients, x ~ N(0, Sigma)
-  (ota_jammer guide §7.5).
+  (the FedProx paper's Synthetic-IID recipe; ota_jammer README).
 
 As in FedProx's code, the second argument of N(., .) for alpha and beta is a *standard deviation*
 (``np.random.normal(0, alpha)``); for the common Synthetic(0,0), (0.5,0.5), (1,1) this is the same

@@ -60,29 +60,39 @@ def make_round_setup(model_name: str, clients: int = 20, samples: int = 2625, te
     return model, train, test, w0, streams
 
 
-def vectorized_round(model, train, test, w0, streams, lr=0.005, batch_size=10):
-    """One FedAvg round on the engine plus per-client evaluation; returns (global params, test accuracy [N])."""
-    from repro.algorithms.fedavg import FedAvg
-    from repro.engine.rng import RoundRng
-    from repro.engine.train import evaluate
+def _round_plan(train, streams):
+    """Round 0's minibatches (one epoch, batch 10), drawn as every algorithm draws them."""
+    from repro.engine.schedule import epoch_plan
 
-    algo = FedAvg(model, lr=lr, batch_size=batch_size, epochs=1)
-    state = algo.round(algo.init_state(w0, train), train, RoundRng(streams, 0))
-    evaluate(model, state.global_params, train)
-    res = evaluate(model, state.global_params, test)
-    return state.global_params, res.accuracy
+    return lambda batch_size: epoch_plan(train.sizes.cpu(), batch_size, 1, streams.torch("data_order", key=0))
+
+
+def _sample_weighted_mean(train, local):
+    w = train.sizes.to(local.dtype)
+    return (w / w.sum()) @ local
+
+
+def vectorized_round(model, train, test, w0, streams, lr=0.005, batch_size=10):
+    """One FedAvg round on the engine (every client's local epoch in one batched call, |D_n|-weighted mean)
+    plus per-client evaluation; returns (global params, test accuracy [N]). Engine-level only: the FedAvg
+    of ``repro.algorithms`` is this round with links and schedules around it."""
+    from repro.engine.train import evaluate, local_sgd
+
+    plan = _round_plan(train, streams)(batch_size)
+    local = local_sgd(model, w0.unsqueeze(0).expand(train.num_clients, -1), train, plan, lr=lr)
+    w = _sample_weighted_mean(train, local)
+    evaluate(model, w, train)
+    res = evaluate(model, w, test)
+    return w, res.accuracy
 
 
 def sequential_round(model, train, test, w0, streams, lr=0.005, batch_size=10):
     """The same round with the sequential reference (per-client modules and optimisers)."""
-    from repro.algorithms.base import aggregation_weights
-    from repro.algorithms.fedavg import round_plan
     from repro.engine.reference import sequential_evaluate, sequential_local_sgd
-    from repro.engine.rng import RoundRng
 
-    plan = round_plan(train, RoundRng(streams, 0), batch_size=batch_size, epochs=1)
+    plan = _round_plan(train, streams)(batch_size)
     local = sequential_local_sgd(model, w0.unsqueeze(0).expand(train.num_clients, -1), train, plan, lr=lr)
-    w = aggregation_weights(train, "samples", None).to(local.dtype) @ local
+    w = _sample_weighted_mean(train, local)
     sequential_evaluate(model, w, train)
     _, acc = sequential_evaluate(model, w, test)
     return w, acc

@@ -12,11 +12,11 @@ DAG from modules that must stay light).
 from importlib import import_module
 
 # eager and torch-free; binds the name ``chain`` to the function (not the submodule of that name)
-from repro.privacy.chain import Transform, chain, identity, per_client, row_chunks
+from repro.privacy.chain import Link, Transform, chain, generator_of, identity, per_client, row_chunks
 
 _EXPORTS = {
     "repro.privacy.clip": ("clip_and_gaussian", "clip_factors", "clip_l2", "clip_rows", "clipped_gaussian", "row_norms"),
-    "repro.privacy.noise": ("add_gaussian", "add_laplace", "gaussian_noise", "laplace_noise"),
+    "repro.privacy.noise": ("add_gaussian", "add_laplace", "add_population_gaussian", "gaussian_noise", "laplace_noise"),
     "repro.privacy.quantize": (
         "dequantize_uniform", "dithered_quantizer", "gaussian_dither_steps", "quantize_stochastic", "quantize_uniform",
         "stochastic_indices", "stochastic_quantizer", "subtractive_dither", "uniform_indices", "uniform_quantizer",
@@ -24,7 +24,7 @@ _EXPORTS = {
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
-__all__ = sorted([*_WHERE, "Transform", "chain", "identity", "per_client", "row_chunks"])
+__all__ = sorted([*_WHERE, "Link", "Transform", "chain", "generator_of", "identity", "per_client", "row_chunks"])
 
 
 def __getattr__(name):

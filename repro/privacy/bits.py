@@ -1,4 +1,4 @@
-"""Bit accounting of quantised uploads (WPFL guide §6.4, decision D18).
+"""Bit accounting of quantised uploads (wpfl_minmax Table III; its README, bits).
 
 For R-bit indices ``k`` (grid over ``[-A, A]``, levels symmetric about 0): signed level
 ``m = k - (2^R - 1)/2`` (a half-integer, never 0), magnitude index ``j = |m| - 1/2`` in

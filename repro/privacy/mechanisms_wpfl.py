@@ -1,4 +1,4 @@
-"""Calibrations of the DP-mechanism baselines of wpfl_minmax (Fig. 2, Table III; guide §6.2).
+"""Calibrations of the DP-mechanism baselines of wpfl_minmax (Fig. 2, Table III; wpfl_minmax README).
 
 * :func:`gaussian_sigma_basic_composition` -- classic Gaussian mechanism [22] per upload with
   ``(eps/T0, delta/T0)`` each (basic composition): ``sigma = T0 sqrt(2 ln(1.25 T0/delta)) s / eps``.
@@ -23,11 +23,11 @@ import math
 import numpy as np
 
 MA_ORDERS = tuple(range(2, 257))
-MA_CONVERSIONS = {"rdp": "improved", "classic": "classic"}  # guide name -> repro.privacy.calibration name
+MA_CONVERSIONS = {"rdp": "improved", "classic": "classic"}  # params name -> repro.privacy.calibration name
 
 
 def gaussian_sigma_basic_composition(epsilon: float, delta: float, uploads: int, sensitivity: float) -> float:
-    """Classic Gaussian mechanism over ``uploads`` = T0 releases by basic composition (guide D13)."""
+    """Classic Gaussian mechanism over ``uploads`` = T0 releases by basic composition (wpfl_minmax README, privacy)."""
     if epsilon <= 0 or not 0 < delta < 1 or uploads < 1 or sensitivity <= 0:
         raise ValueError(f"need eps > 0, 0 < delta < 1, uploads >= 1, sensitivity > 0; got {epsilon}, {delta}, {uploads}, {sensitivity}")
     return uploads * math.sqrt(2 * math.log(1.25 * uploads / delta)) * sensitivity / epsilon
@@ -59,7 +59,7 @@ def ma_noise_multiplier(epsilon: float, delta: float, steps: int, q: float = 0.0
 
 
 def reference_batch_size(q: float, train_fraction: float, dataset_size: int, num_clients: int) -> int:
-    """``b_ref = floor(q * train_fraction * |D| / N)`` (guide D13): 26 for MNIST/FMNIST, 22 for CIFAR-10."""
+    """``b_ref = floor(q * train_fraction * |D| / N)`` (wpfl_minmax README, privacy): 26 for MNIST/FMNIST, 22 for CIFAR-10."""
     return int(math.floor(q * train_fraction * dataset_size / num_clients))
 
 
@@ -91,7 +91,7 @@ def dithered_reconstruct(codes, step, dither):
 
 
 def dither_raw_bits(clip: float, step) -> "np.ndarray":
-    """Raw bits per coordinate ``R_i = 1 + ceil(log2(C / Delta_i + 1))`` (sign + magnitude, guide §6.2)."""
+    """Raw bits per coordinate ``R_i = 1 + ceil(log2(C / Delta_i + 1))`` (sign + magnitude)."""
     import torch
 
     return 1 + torch.ceil(torch.log2(clip / step + 1))

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import torch
 
-from repro.engine.rng import generator_for
-from repro.privacy.chain import CHUNK_ELEMENTS, Transform, per_client, row_chunks as _chunks
+from repro.privacy.chain import CHUNK_ELEMENTS, Transform, generator_of, per_client, row_chunks as _chunks
+
 
 def _check_bits(bits) -> int:
     if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 31:
@@ -176,7 +176,7 @@ def stochastic_quantizer(range_a, bits: int, purpose: str = "quantize") -> Trans
     _check_bits(bits)
 
     def apply(x, rng):
-        return quantize_stochastic(x, range_a, bits, generator_for(rng, purpose))
+        return quantize_stochastic(x, range_a, bits, generator_of(rng, purpose))
 
     apply.__name__ = f"stochastic_quantizer(R={bits})"
     return apply
@@ -186,7 +186,7 @@ def dithered_quantizer(step, purpose: str = "quantize") -> Transform:
     """Upload transform: subtractive dithered quantisation (returns the receiver's reconstruction)."""
 
     def apply(x, rng):
-        return subtractive_dither(x, step, generator_for(rng, purpose), with_indices=False)[1]
+        return subtractive_dither(x, step, generator_of(rng, purpose), with_indices=False)[1]
 
     apply.__name__ = "dithered_quantizer"
     return apply

@@ -52,7 +52,7 @@ class LinkBudget:
     bs_power_dbm: float = 30.0
     pl0_db: float = -30.0
     pl_exponent: float = 2.8
-    dl_power_split: bool = True  # BS power split equally over the K subchannels (wpfl guide D5)
+    dl_power_split: bool = True  # BS power split equally over the K subchannels (wpfl_minmax README, decisions)
 
     def __post_init__(self):
         if self.num_subchannels < 1:

@@ -11,7 +11,8 @@ and the server scales by ``1/alpha_u`` (eq. 16/19). With channel inversion and p
     sum_i p_i Delta_i / (tau s_i) + n,     n ~ N(0, sigma_m^2 I_d),
     sigma_m^2 = sigma_c^2/alpha_u^2 + (alpha_CJ |h_CJ| / alpha_u)^2
 
-:func:`ota_aggregate` computes that (one batched reduction over the client dimension);
+:func:`ota_aggregate` computes that (one batched reduction over the client dimension; the clipping of
+Assumption 1 is the shared ``repro.privacy.clip_rows``);
 :func:`receive_channel_domain` simulates the complex channel itself, for checking the equivalence.
 """
 
@@ -19,19 +20,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["clip_rows", "ota_aggregate", "effective_noise_std", "receive_channel_domain"]
-
-
-def clip_rows(updates: torch.Tensor, tau: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """Scale each row ``Delta_i`` of ``[K, d]`` by ``min(1, tau/||Delta_i||)``; returns (clipped, norms before).
-
-    Realises Assumption 1 (``||Delta_i|| <= tau``; the paper: "can be achieved in practice by clipping the updates").
-    """
-    if tau <= 0:
-        raise ValueError(f"tau must be > 0, got {tau!r}")
-    norms = torch.linalg.vector_norm(updates, dim=1)
-    factor = torch.clamp(tau / torch.clamp(norms, min=torch.finfo(updates.dtype).tiny), max=1.0)
-    return updates * factor[:, None], norms
+__all__ = ["ota_aggregate", "effective_noise_std", "receive_channel_domain"]
 
 
 def effective_noise_std(alpha_u: float, noise_std: float = 1.0, jammer_amplitude: float = 0.0,

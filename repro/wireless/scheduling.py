@@ -24,7 +24,7 @@ TIE_BREAK = 1e-12
 
 def assignment_cost(word_error: np.ndarray, snr: np.ndarray | None = None, rate: np.ndarray | None = None,
                     min_rate: float | None = None, rate_constraint: str = "penalty", tie_break: bool = True) -> np.ndarray:
-    """Cost ``[N, K]`` of giving subchannel k to client n (wpfl guide §2.6, decisions D8/D9).
+    """Cost ``[N, K]`` of giving subchannel k to client n (wpfl_minmax eq. (21) and its README decisions).
 
     ``rho_{n,k}`` plus ``1e-12 / (1 + log2(1 + gamma))`` (prefers higher rates among pairs whose
     rho underflows to 0) plus, for ``rate_constraint='penalty'``, ``K + 1`` per pair violating

@@ -135,3 +135,13 @@ def test_reference_matches_numeric_x_and_uses_seed_spread():
 def test_reference_nan_cells():
     assert compare(_tidy([float("nan")]), _tidy([float("nan")]), 1e-6, 1e-9) == []
     assert compare(_tidy([1.0]), _tidy([float("nan")]), 1e-6, 1e-9) != []
+
+
+def test_bonferroni_level_widens_the_interval_and_can_turn_a_verdict():
+    from repro.claims import direction
+
+    reps = [0.30, 0.12, 0.25, 0.10]
+    plain = direction(reps)
+    adjusted = direction(reps, level=1 - 0.05 / 6)
+    assert plain.verdict == "reproduced" and adjusted.verdict == "inconclusive"
+    assert adjusted.interval.low < plain.interval.low and "99.2%" in adjusted.tolerance

@@ -70,9 +70,10 @@ def pl_constant(values, grad_sq, gap_floor: float) -> float:
 def estimate_constants(model, train, theta0: torch.Tensor, lam: float, lr: float, rounds: int, batch_size: int,
                        epochs: int, streams, power_iterations: int = 20, gap_floor: float = 0.05, log=print) -> dict:
     """Measure L, mu, G_0, M, Psi_1, Psi_2 along ``rounds`` rounds of non-private Ditto (module docstring)."""
-    from repro.algorithms.ditto import Ditto, PFLSetup
+    from repro.algorithms.base import FLSetup
+    from repro.algorithms.ditto import Ditto
 
-    setup = PFLSetup(model=model, train=train, streams=streams, lr=lr, batch_size=batch_size, local_epochs=epochs)
+    setup = FLSetup(model=model, train=train, streams=streams, lr=lr, batch_size=batch_size, local_epochs=epochs)
     algo = Ditto(setup, [0.0, lam])
     state = algo.init(theta0)
     N = train.num_clients

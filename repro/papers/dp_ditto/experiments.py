@@ -328,7 +328,28 @@ def figures(params: dict) -> list[FigureSpec]:
 
 #: run task -> the function in runs.py that does it
 TASKS = {
-    "fig2": Task("repro.papers.dp_ditto.runs:fig2", gpu=True),
+    "fig2": Task("repro.papers.dp_ditto.analytic:fig2_curves", gpu=True),
     "ditto_batch": Task("repro.papers.dp_ditto.runs:batch", gpu=True),
     "baseline_batch": Task("repro.papers.dp_ditto.runs:batch", gpu=True),
 }
+
+
+def cost_probe(spec: RunSpec, rounds: int):
+    """``repro.costs`` hook: the batch with every job cut to at most ``rounds`` communication rounds.
+
+    A job's training cost grows linearly with its T (one round = the same local epochs and evaluation), so
+    the full batch costs ``sum T / sum min(T, rounds)`` times the probe (the data loading is counted in the
+    probe, which makes the estimate an upper bound). Fig. 2's run (short constant estimation) is timed in full.
+    """
+    from repro.costs import Probe
+
+    if spec.task not in ("ditto_batch", "baseline_batch"):
+        return None
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds}")
+    jobs = spec.params["jobs"]
+    full = sum(int(j["T"]) for j in jobs)
+    short = [{**j, "T": min(int(j["T"]), rounds)} for j in jobs]
+    probed = sum(j["T"] for j in short)
+    return Probe(RunSpec(spec.paper, spec.task, {**spec.params, "jobs": short}, spec.seed), scale=full / probed,
+                 rounds=full)

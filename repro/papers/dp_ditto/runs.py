@@ -162,14 +162,13 @@ def steps_per_round(held: list[int], batch_size: int, epochs: int) -> float:
 
 
 def make_algorithm(task: str, p: dict, model, train, streams, sigma):
-    from repro.algorithms.ditto import DPUpload, PFLSetup
+    from repro.algorithms.base import FLSetup, dp_upload
 
-    sizes = train.sizes.tolist()
     private = not math.isinf(float(p["epsilon"]))
-    upload = DPUpload(float(p["clip"]) if private else None, sigma, len(sizes), streams)  # eqs. (5), (8); D4
+    upload = dp_upload(float(p["clip"]) if private else None, sigma if private else 0.0)  # eqs. (5), (8); D4
     weights = train.sizes.double() if p["aggregation"] == "weighted" else None
-    setup = PFLSetup(model=model, train=train, streams=streams, lr=float(p["lr"]), batch_size=int(p["batch_size"]),
-                     local_epochs=int(p["local_epochs"]), upload=upload, weights=weights)
+    setup = FLSetup(model=model, train=train, streams=streams, lr=float(p["lr"]), batch_size=int(p["batch_size"]),
+                    local_epochs=int(p["local_epochs"]), upload=upload, weights=weights)
     if task == "ditto":
         from repro.algorithms.ditto import Ditto
 
@@ -259,6 +258,7 @@ def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
     task = {"ditto_batch": "ditto", "baseline_batch": "baseline"}[spec.task]
     common = {k: v for k, v in spec.params.items() if k != "jobs"}
     out, t0 = {}, time.perf_counter()
+    total_rounds, done_rounds = sum(int(j["T"]) for j in spec.params["jobs"]), 0
     for job in spec.params["jobs"]:
         p = dict(common)
         p.update({k: v for k, v in job.items() if k != "key"})
@@ -266,19 +266,13 @@ def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
         if res.get("status") != "ok":
             return res
         out[job["key"]] = res
-        ctx.log(f"job {job['key']} done ({res['train_seconds']:.1f}s; batch {time.perf_counter() - t0:.1f}s)")
+        done_rounds += int(job["T"])
+        ctx.progress(done_rounds, total_rounds, f"job {job['key']} done ({res['train_seconds']:.1f}s); rounds of the batch")
     return {"status": "ok", "task": spec.task, "jobs": out}
 
 
 # ---------------------------------------------------------------------------------------------- tasks
 # (experiments.TASKS): fn(spec, ctx) -> JSON-able dict
-
-
-def fig2(spec: RunSpec, ctx: RunContext) -> dict:
-    """Fig. 2: Theorem 1's bound with constants estimated from training (and the illustrative set)."""
-    from repro.papers.dp_ditto.analytic import fig2_curves
-
-    return fig2_curves(spec, ctx)
 
 
 batch = run_batch  # ditto_batch and baseline_batch

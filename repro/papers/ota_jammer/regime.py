@@ -26,20 +26,17 @@ from repro.wireless.power_control import power_budget_from_snr, server_factor_fo
 
 
 def _unit_updates(cfg, model, w, train, streams, mu) -> torch.Tensor:
-    """Clipped local updates / tau ``[K, d]`` (float64) from ``w`` after E epochs (FedAvg: mu = 0)."""
-    from repro.algorithms.base import FLState
-    from repro.algorithms.fedavg import FedAvg, FedProx
-    from repro.engine.rng import RoundRng
-    from repro.wireless.ota import clip_rows
+    """Clipped local updates / tau ``[K, d]`` (float64) from ``w`` after E epochs (FedAvg: mu = 0); the same
+    local solver as the runs (training.py)."""
+    from repro.algorithms.base import FLSetup
+    from repro.algorithms.fedavg import FedAvg
+    from repro.privacy.clip import clip_rows
 
-    local = dict(lr=cfg["lr"], batch_size=cfg["batch_size"], epochs=cfg["local_epochs"], momentum=cfg["momentum"],
-                 prox_in_momentum=True, upload_kind="update")
-    learner = FedProx(model, mu=mu, **local) if mu > 0 else FedAvg(model, **local)
+    setup = FLSetup(model, train, streams, lr=cfg["lr"], batch_size=cfg["batch_size"], local_epochs=cfg["local_epochs"])
+    learner = FedAvg(setup, mu=mu, momentum=cfg["momentum"], prox_in_momentum=True, upload_kind="update")
     K = len(train.sizes)
-    stack = learner.local_update(w.unsqueeze(0).expand(K, -1).contiguous(), FLState(global_params=w), train,
-                                 RoundRng(streams, 0))
-    upd, _ = clip_rows(stack - w, float(cfg["tau"]))
-    return upd.double() / float(cfg["tau"])
+    stack = learner.local_update(w.unsqueeze(0).expand(K, -1).contiguous(), setup.clients_or_all(None), 0, anchor=w)
+    return clip_rows(stack - w, float(cfg["tau"])).double() / float(cfg["tau"])
 
 
 def _norms(gram: np.ndarray, coef: np.ndarray) -> np.ndarray:

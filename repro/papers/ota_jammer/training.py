@@ -22,19 +22,19 @@ import time
 import numpy as np
 import torch
 
-from repro.algorithms.base import FLState
-from repro.algorithms.fedavg import FedAvg, FedProx
+from repro.algorithms.base import FLSetup
+from repro.algorithms.fedavg import FedAvg
 from repro.algorithms.upcycled import even_step, even_step_coefficients
 from repro.engine.data import ClientData
-from repro.engine.rng import RoundRng
 from repro.engine.train import batch_loss
 from repro.papers.ota_jammer import theory
 from repro.papers.ota_jammer.one_step import one_step_updates
 from repro.privacy.ota_accounting import (liu_simeone_epsilon, ma_epsilon_for_noise, ma_epsilon_numeric,
                                           ma_epsilon_per_client, ma_rate)
+from repro.privacy.clip import clip_rows, row_norms
 from repro.wireless.fading import rayleigh_power_gains
 from repro.wireless.jammer import jammer_min_amplitude, jammer_model_std, jammer_power
-from repro.wireless.ota import clip_rows, ota_aggregate
+from repro.wireless.ota import ota_aggregate
 from repro.wireless.power_control import (adaptive_common_gains, baseline_gain_budget, client_amplitudes,
                                           common_gain_cap, power_budget_from_snr, power_feasibility_factors,
                                           transmit_energy_ratio)
@@ -105,9 +105,9 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
     # momentum buffer (v <- m v + g + mu (w - w_global)), as in the authors' FedProxOptimizer (d_p is the buffer)
     learner = None
     if rule == "epochs":
-        local = dict(lr=cfg["lr"], batch_size=cfg["batch_size"], epochs=cfg["local_epochs"], momentum=cfg["momentum"],
-                     prox_in_momentum=True, upload_kind="update")
-        learner = FedProx(model, mu=mu, **local) if mu > 0 else FedAvg(model, **local)
+        setup = FLSetup(model, train, streams, lr=cfg["lr"], batch_size=cfg["batch_size"], local_epochs=cfg["local_epochs"])
+        learner = FedAvg(setup, mu=mu, momentum=cfg["momentum"], prox_in_momentum=True, upload_kind="update")
+        everyone = setup.clients_or_all(None)
     w = model.init(streams.torch("init"), rows=1)[0]
     noise_gen = streams.torch("dp_noise")
     eval_loss = bool(cfg.get("eval_train_loss", True))
@@ -119,13 +119,12 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
     t0 = time.perf_counter()
     for m in range(M):
         if rule == "epochs":
-            stack = learner.local_update(w.unsqueeze(0).expand(K, -1).contiguous(), FLState(global_params=w), train,
-                                         RoundRng(streams, m))
+            stack = learner.local_update(w.unsqueeze(0).expand(K, -1).contiguous(), everyone, m, anchor=w)
             raw = stack - w
         else:  # one step from w for every client (FedProx's proximal gradient is 0 at w)
             raw, frac = one_step_updates(model, w, train.x, train.y, sizes, cfg["one_step_clip"], tau)
             sample_clipped += frac / M
-        upd, norms = clip_rows(raw, tau)  # Assumption 1 by clipping
+        norms, upd = row_norms(raw), clip_rows(raw, tau)  # Assumption 1 by clipping
         clipped += float((norms > tau * (1 + 1e-6)).float().mean()) / M
         base_noise = torch.randn(d, generator=noise_gen)  # one standard-normal vector per transmission
         if mode == "proposed":

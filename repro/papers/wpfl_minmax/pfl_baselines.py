@@ -24,32 +24,33 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from repro.algorithms.ditto import PFLSetup
+from repro.algorithms.base import FLSetup
 from repro.papers.wpfl_minmax import codec
 from repro.papers.wpfl_minmax.training import (
     ClientLog, RoundInfo, Series, accuracy_now, batch_sizes, final_metrics, rounds, step_plan_of)
-from repro.papers.wpfl_minmax.uplink import clip_rows, downlink, mechanism_sigma, quantize_global, transmit_uplink
+from repro.papers.wpfl_minmax.uplink import downlink, mechanism_sigma, quantize_global, transmit_uplink
+from repro.privacy.clip import clip_rows
 from repro.wireless.qam import bit_error_pattern, flip_bits
 
 
 @dataclass
-class WirelessPFLSetup(PFLSetup):
-    """``PFLSetup`` whose round plan is the shared step plan and whose server averages only the
-    uploads that were scheduled (16); ``link`` holds the current round's channel."""
+class WirelessPFLSetup(FLSetup):
+    """``FLSetup`` whose round plan is the shared step plan and whose server averages only the
+    uploads that were scheduled (16); ``radio`` holds the current round's channel and schedule."""
 
     env: object = None
-    link: "RoundLink" = None
+    radio: "RoundLink" = None
 
     def plan(self, t):
         return step_plan_of(self.env, t)
 
     def aggregate(self, received, senders):
-        m = self.link.scheduled.to(senders.device)[senders]
+        m = self.radio.scheduled.to(senders.device)[senders]
         return received[m].mean(0)
 
     def broadcast(self, model, receivers, t):
         """(18)-(19): Q_G of the one global model, then each receiver's bit errors."""
-        lk = self.link
+        lk = self.radio
         copies, _ = downlink(quantize_global(model, lk.clip, lk.bits), lk.clip, lk.bits, lk.dl_ber[receivers.cpu().numpy()],
                              lk.streams.numpy("bitflip_dl", key=t))
         return copies
@@ -75,9 +76,10 @@ class RoundLink:
         self.dl_ber = r.dl.ber
         self.stale = stale
 
-    def upload(self, models, senders, t):
-        """What the server holds from each sender after round t: the scheduled rows through the UL chain,
-        the others their previous upload (or their model, which the server then ignores)."""
+    def upload(self, models, link):
+        """What the server holds from each sender (``link.clients``) after round ``link.round``: the scheduled
+        rows through the UL chain, the others their previous upload (or their model, which the server ignores)."""
+        senders, t = link.clients, link.round
         sched = self.scheduled.to(senders.device)[senders]
         out = (self.stale[senders] if self.stale is not None else models).clone()
         rows = sched.nonzero().flatten()
@@ -88,8 +90,9 @@ class RoundLink:
                                         self.streams.numpy("bitflip_ul", key=t)).to(out.dtype)
         return out
 
-    def download(self, models, receivers, t):
-        """(18)-(19) for one model per receiver ``[R, P]``: Q_G, the receiver's bit errors."""
+    def download(self, models, link):
+        """(18)-(19) for one model per receiver (``link.clients``) ``[R, P]``: Q_G, the receiver's bit errors."""
+        receivers, t = link.clients, link.round
         codes = codec.encode(models, self.clip, self.bits)
         codes, _ = flip_bits(codes, self.dl_ber[receivers.cpu().numpy()], self.bits, self.streams.numpy("bitflip_dl", key=t))
         return codec.decode(codes, self.clip, self.bits, models.dtype)
@@ -146,7 +149,7 @@ def run_pfl(env, spec: Series, t0: int, *, lr: float | None, eval_every: int | N
     b = batch_sizes(env)
     setup = WirelessPFLSetup(model=env.model, train=env.train, streams=streams, lr=lr,
                              batch_size=int(b) if isinstance(b, int) else max(1, int(b.median())),
-                             upload=link.upload, download=link.download, env=env, link=link)
+                             upload=link.upload, download=link.download, env=env, radio=link)
     algo = build_algorithm(env, spec, setup, link, t0)
     state = algo.init(env.theta0)
     log = ClientLog(n)

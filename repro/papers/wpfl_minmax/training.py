@@ -26,7 +26,8 @@ import torch
 from repro.papers.wpfl_minmax import theory as th
 from repro.papers.wpfl_minmax.environment import PAPER_NUM_PARAMS, Environment
 from repro.papers.wpfl_minmax.uplink import (
-    BitStats, clip_rows, downlink, mechanism_sigma, quantize_global, transmit_uplink)
+    BitStats, downlink, mechanism_sigma, quantize_global, transmit_uplink)
+from repro.privacy.clip import clip_rows  # (2): u / max(1, ||u|| / C) per row
 from repro.wireless.channel import min_rate
 from repro.wireless.scheduling import RoundRobin, assignment_cost, min_error_assignment, random_schedule
 

@@ -55,11 +55,6 @@ def mechanism_sigma(env, mechanism: str, t0: int) -> float:
     return s
 
 
-def clip_rows(u: torch.Tensor, c: float) -> torch.Tensor:
-    """(2): ``u / max(1, ||u|| / C)`` per row."""
-    return u / torch.clamp(u.norm(dim=1, keepdim=True) / c, min=1.0)
-
-
 @dataclass
 class BitStats:
     """Running means of ``B_q``, ``B_o`` (and Dithering's raw bits) over all uploads (Table III)."""

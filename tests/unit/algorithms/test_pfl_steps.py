@@ -8,6 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+
+from repro.engine.rng import RngStreams
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,10 +100,13 @@ def test_apple_tensor_mean_variant_normalises_per_tensor():
 
 
 def test_apple_downloads_keep_own_core_clean_and_schedule():
-    def noisy_download(models, receivers, t):
+    from repro.algorithms.base import FLSetup
+
+    def noisy_download(models, link):
         return models + 100.0
 
-    setup = SimpleNamespace(lr=0.01, num_clients=3, download=noisy_download, device="cpu")
+    setup = FLSetup(model=None, train=SimpleNamespace(num_clients=3, device="cpu"), streams=RngStreams(0), lr=0.01,
+                    download=noisy_download)
     apple = Apple(setup, lr_p=0.01, mu=0.5, L=0.5, total_rounds=4)
     received = torch.tensor([[1.0], [2.0], [3.0]])
     cores = torch.tensor([[-1.0], [-2.0], [-3.0]])

@@ -65,7 +65,7 @@ def test_pathological_covers_and_limits_classes(cfg, per_class, seed, balance):
 
 
 def test_pathological_pfllib_groups():
-    """20 clients, 2 classes each: clients 4g..4g+3 hold {2g, 2g+1} in equal chunks (dp_ditto guide §7)."""
+    """20 clients, 2 classes each: clients 4g..4g+3 hold {2g, 2g+1} in equal chunks (dp_ditto README, D9)."""
     y = np.repeat(np.arange(10), 100)
     parts = PathologicalPartitioner(20, 2, seed=1).split(y)
     for i, p in enumerate(parts):
@@ -129,7 +129,7 @@ def test_label_skew_reproduces_ota_jammer_sizes():
     y = np.repeat(np.arange(10), 5421)
     parts = LabelSkewPartitioner.cyclic(train, 5, 10, seed=0).split(y)
     assert sum(map(len, parts)) == 16421 and len(parts) == 50
-    assert label_counts(parts, y, 10).sum(0).max() == 1763  # guide §7.2: digit-5 demand
+    assert label_counts(parts, y, 10).sum(0).max() == 1763  # digit-5 demand of the label-skew split
 
 
 def test_label_skew_validation():

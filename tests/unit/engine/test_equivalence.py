@@ -3,10 +3,9 @@
 import pytest
 import torch
 
-from repro.algorithms import FedAvg, FedProx, aggregation_weights
-from repro.engine import ClientData, RngStreams, RoundRng, evaluate
+from repro.algorithms import FedAvg, FedProx, FLSetup, aggregation_weights
+from repro.engine import ClientData, RngStreams, evaluate
 from repro.engine.reference import sequential_evaluate, sequential_local_sgd
-from repro.algorithms.fedavg import round_plan
 from repro.models import build_model
 
 
@@ -20,11 +19,10 @@ def _data(sizes, features=784, seed=0):
 def _sequential_fedavg(algo, model, theta0, data, streams, rounds):
     w = theta0.clone()
     for t in range(rounds):
-        rng = RoundRng(streams, t)
-        plan = round_plan(data, rng, batch_size=algo.batch_size, epochs=algo.epochs, steps=algo.steps)
+        plan = algo.setup.plan(t)
         starts = w.unsqueeze(0).repeat(data.num_clients, 1)
-        local = sequential_local_sgd(model, starts, data, plan, lr=algo.lr, momentum=algo.momentum, mu=algo.mu, anchor=w)
-        weights = aggregation_weights(data, algo.weighting, None).float()
+        local = sequential_local_sgd(model, starts, data, plan, lr=algo.setup.lr, momentum=algo.momentum, mu=algo.mu, anchor=w)
+        weights = aggregation_weights(data, "samples", None).float()
         w = sum(weights[n] * local[n] for n in range(data.num_clients))
     return w
 
@@ -37,11 +35,11 @@ def test_fedavg_fedprox_match_sequential_reference_over_3_rounds(name, mu, momen
     data = _data([23, 40, 31, 17])  # uneven sizes, partial last batches
     streams = RngStreams(11)
     theta0 = model.init(streams.torch("init"))[0]
-    kwargs = dict(lr=0.05, batch_size=8, epochs=2, momentum=momentum)
-    algo = FedProx(model, mu=mu, **kwargs) if mu else FedAvg(model, **kwargs)
-    state = algo.init_state(theta0, data)
+    setup = FLSetup(model, data, streams, lr=0.05, batch_size=8, local_epochs=2, weights=data.sizes)
+    algo = FedProx(setup, mu=mu, momentum=momentum) if mu else FedAvg(setup, momentum=momentum)
+    state = algo.init(theta0)
     for t in range(3):
-        state = algo.round(state, data, RoundRng(streams, t))
+        state = algo.round(state, t)
     ref = _sequential_fedavg(algo, model, theta0, data, streams, 3)
     assert torch.allclose(state.global_params, ref, atol=1e-5, rtol=0)
     assert not torch.equal(state.global_params, theta0)
@@ -53,8 +51,8 @@ def test_cnn_round_matches_sequential_reference():
     data = ClientData(data.x.view(-1, 28, 28), data.y, data.offsets, data.sizes)
     streams = RngStreams(5)
     theta0 = model.init(streams.torch("init"))[0]
-    algo = FedAvg(model, lr=0.02, batch_size=5, epochs=1)
-    state = algo.round(algo.init_state(theta0, data), data, RoundRng(streams, 0))
+    algo = FedAvg(FLSetup(model, data, streams, lr=0.02, batch_size=5, weights=data.sizes))
+    state = algo.round(algo.init(theta0), 0)
     ref = _sequential_fedavg(algo, model, theta0, data, streams, 1)
     assert torch.allclose(state.global_params, ref, atol=1e-5, rtol=0)
 

@@ -77,10 +77,14 @@ def test_base_classes_refuse_subclasses_missing_a_required_hook():
         def to_module(self):
             return torch.nn.Linear(1, 1)
 
-    class NoLocalUpdate(FLAlgorithm):
-        pass
+    class NoRound(FLAlgorithm):
+        def init(self, theta0):
+            return theta0
+
+        def personalized(self, state):
+            return state
 
     with pytest.raises(TypeError, match="flops_per_sample"):
         NoForwardCost([("w", (1, 1), 1)])
-    with pytest.raises(TypeError, match="local_update"):
-        NoLocalUpdate(build_model("mlr"))
+    with pytest.raises(TypeError, match="round"):
+        NoRound(None)

@@ -5,8 +5,8 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from repro.algorithms import FedAvg
-from repro.engine import ClientData, RngStreams, RoundRng, epoch_plan, local_sgd, step_plan, evaluate
+from repro.algorithms import FedAvg, FLSetup
+from repro.engine import ClientData, RngStreams, epoch_plan, local_sgd, step_plan, evaluate
 from repro.engine.reference import sequential_local_sgd
 from repro.engine.stack import pairwise_sq_distances
 from repro.models import build_model
@@ -80,14 +80,13 @@ def test_prox_after_momentum_differs_from_prox_in_momentum():
 def test_non_participants_keep_their_model_and_are_not_averaged():
     model, data = build_model("mlr"), _data([10, 10, 10])
     streams = RngStreams(0)
-    algo = FedAvg(model, lr=0.1, batch_size=5, weighting="uniform")
-    state = algo.init_state(model.init(streams.torch("init"))[0], data)
-    state.participants = torch.tensor([True, False, True])
-    starts = algo.broadcast(state, data, None)
-    local = algo.local_update(starts, state, data, RoundRng(streams, 0))
-    assert torch.equal(local[1], starts[1]) and not torch.equal(local[0], starts[0])
-    new = algo.aggregate(local, starts, state, data, None).global_params
-    assert torch.allclose(new, (local[0] + local[2]) / 2)
+    algo = FedAvg(FLSetup(model, data, streams, lr=0.1, batch_size=5))  # uniform mean (weights None)
+    w0 = model.init(streams.torch("init"))[0]
+    everyone = algo.local_update(w0.expand(3, -1).contiguous(), torch.arange(3), 0)
+    new = algo.round(algo.init(w0), 0, clients=[0, 2]).global_params
+    # clients 0 and 2 train exactly as they would with everyone present (same minibatches); 1 is not averaged
+    assert torch.allclose(new, (everyone[0] + everyone[2]) / 2)
+    assert not torch.allclose(new, everyone.mean(0))
 
 
 def test_update_upload_equals_model_upload_without_noise():
@@ -96,8 +95,8 @@ def test_update_upload_equals_model_upload_without_noise():
     w0 = model.init(streams.torch("init"))[0]
     res = []
     for kind in ("model", "update"):
-        algo = FedAvg(model, lr=0.1, batch_size=4, upload_kind=kind)
-        res.append(algo.round(algo.init_state(w0, data), data, RoundRng(streams, 0)).global_params)
+        algo = FedAvg(FLSetup(model, data, streams, lr=0.1, batch_size=4, weights=data.sizes), upload_kind=kind)
+        res.append(algo.round(algo.init(w0), 0).global_params)
     assert torch.allclose(res[0], res[1], atol=1e-6)
 
 

@@ -72,7 +72,7 @@ def test_flip_bits_zero_ber_and_seeded():
     assert torch.equal(a, b)
 
 
-def test_link_budget_guide_values():
+def test_link_budget_values():
     lb = LinkBudget()
     assert lb.noise_power_w == pytest.approx(1.2589e-14, rel=1e-4)
     assert linear_to_db(lb.noise_power_w) + 30 == pytest.approx(-109.0, abs=1e-9)
@@ -85,7 +85,7 @@ def test_link_budget_guide_values():
     assert path_loss_db(1.0) == -30.0
 
 
-def test_min_rates_from_guide():
+def test_min_rates_of_table_i():
     got = [min_rate(w, 16, t) / 1e6 for w, t in [(7850, 0.01), (79510, 0.1), (582026, 0.6), (878538, 0.6)]]
     assert got == pytest.approx([12.56, 12.72, 15.52, 23.43], abs=0.01)
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from repro.papers.ota_jammer import theory as th
 from repro.privacy import ota_accounting as acc
+from repro.privacy.clip import clip_rows
 from repro.wireless import jammer as cj
 from repro.wireless import ota
 from repro.wireless import power_control as pc
@@ -167,7 +168,7 @@ def test_power_constraint_holds_after_clipping(seed, alpha_u):  # claim C7 (powe
     h = np.sqrt(rng.exponential(1.0, K)) + 1e-9
     P = pc.power_budget_from_snr(1.0, d)
     s = pc.power_feasibility_factors(alpha_u, p, h, P)
-    upd, _ = ota.clip_rows(torch.from_numpy(rng.normal(0, 3, (K, d))), 1.0)
+    upd = clip_rows(torch.from_numpy(rng.normal(0, 3, (K, d))), 1.0)
     ratio = pc.transmit_energy_ratio(pc.client_amplitudes(alpha_u, p, h, 1.0, s), upd.norm(dim=1).numpy(), P)
     assert np.all(s >= 1) and np.all(ratio <= 1 + 1e-9)
 
@@ -178,7 +179,7 @@ def test_ota_aggregate_matches_channel_domain():
     p = torch.rand(K, generator=g, dtype=torch.float64)
     p = p / p.sum()
     h = torch.complex(torch.randn(K, generator=g, dtype=torch.float64), torch.randn(K, generator=g, dtype=torch.float64))
-    upd, _ = ota.clip_rows(torch.randn(K, d, generator=g, dtype=torch.float64), tau)
+    upd = clip_rows(torch.randn(K, d, generator=g, dtype=torch.float64), tau)
     s = torch.from_numpy(pc.power_feasibility_factors(alpha_u, p.numpy(), h.abs().numpy(), 4.0))
     amp = torch.from_numpy(pc.client_amplitudes(alpha_u, p.numpy(), h.abs().numpy(), tau, s.numpy()))
     z = torch.randn(d, generator=g, dtype=torch.float64)
@@ -207,8 +208,8 @@ def test_bad_inputs_are_named():
         acc.ma_rate([1.0], 10, [0.5])
     with pytest.raises(ValueError, match="accountant"):
         pc.baseline_gain_budget(1.0, 1e-5, 10, accountant="xx")
-    with pytest.raises(ValueError, match="tau"):
-        ota.clip_rows(torch.ones(2, 2), 0.0)
+    with pytest.raises(ValueError, match="max_norm"):
+        clip_rows(torch.ones(2, 2), 0.0)
 
 
 def test_lambda_schedule_quick_and_paper():

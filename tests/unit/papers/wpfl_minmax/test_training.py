@@ -77,7 +77,7 @@ def test_pfl_baselines_train_every_client_but_aggregate_only_the_scheduled():
     env = _env()
     link = pb.RoundLink(env, 0.0, RngStreams(0))
     setup = pb.WirelessPFLSetup(model=env.model, train=env.train, streams=RngStreams(0), lr=0.05, batch_size=8,
-                                upload=link.upload, download=link.download, env=env, link=link)
+                                upload=link.upload, download=link.download, env=env, radio=link)
     algo = pb.build_algorithm(env, SERIES["S14"], setup, link, 2)
     state = algo.init(env.theta0)
     r = next(rounds(env, "km", 2))
