@@ -2,44 +2,78 @@
 
 Learning-curve claims are judged per seed on the whole curve: the test accuracy (or training loss)
 averaged over all M rounds ("AUC"), paired across methods within a seed (common random numbers),
-with the 95 % Student-t interval over seeds. Privacy claims compare the paper's printed numbers with
-eq. (21) evaluated on the noise the runs actually used. Every epsilon judged here is the paper's
-accountant; the ``privacy`` table gives the epsilon certified for what was trained.
+with the Student-t interval over seeds; where the paper's words concern the end of training, also on
+the last quarter of the rounds. A claim that needs several parts to hold judges each part at the
+Bonferroni-adjusted level 1 - 0.05/k. Pairs are formed only on the full seed set (``params["seeds"]``).
+Privacy claims compare the paper's printed numbers with eq. (21) evaluated on the noise the runs
+actually used (calibration checks), or with the epsilon certified for what was trained (privacy table).
+
+FedProx, FedAvg and [13] run at the server step tuned on a separate seed (table92). Eq. (9) makes
+Upcycled-FL FedProx with the server step 1 + c_m (README, "Upcycled-FL = FedProx with a larger server step").
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from repro.claims import (ClaimSet, MissingData, combine, direction, edit, exact, exact_holds, need, number, per_seed,
-                          relabel, unchanged)
+from repro.claims import (ClaimSet, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+                          number, per_seed, unchanged)
 from repro.papers.ota_jammer.experiments import (ALGO_LABEL, BASELINE_LABEL, IID_LABEL, NO_CJ_LABEL, NONPRIVATE_LABEL,
-                                                 ONE_STEP_LABEL, cj_series)
+                                                 ONE_STEP_LABEL, channel_only_series, cj_series)
+from repro.papers.ota_jammer.privacy import NO_CJ_NAME, ONE_STEP_NAME, cj_name
 
 CLAIMS = ClaimSet("ota_jammer")
 UPC, PROX, AVG = ALGO_LABEL["upcycled"], ALGO_LABEL["fedprox"], ALGO_LABEL["fedavg"]
 B13 = BASELINE_LABEL["ma"]  # [13] at equal privacy under the paper's accountant
 CJ_FIGS = {"fig6": UPC, "fig7": PROX, "fig8": AVG}
+UPC1, AVG1, B131 = ONE_STEP_LABEL["upcycled"], ONE_STEP_LABEL["fedavg"], ONE_STEP_LABEL["baseline"]
 
 # ---- thresholds (named; never tuned to the data) ------------------------------------------------------------
 PAPER_EPS_NO_CJ = 6.52          # Sec. V-A
 PAPER_EPS_ALT = 4.4             # Sec. V-A, printed to one decimal
 PRINTED_ONE_DECIMAL = 0.05      # a number printed as x.y stands for [x.y - 0.05, x.y + 0.05]
 PAPER_EPS_IID = 0.15            # Sec. V-B
+PAPER_KAPPA = 7.0               # Sec. V-A: "a factor of 7 times the theoretical lower bound"
 CLOSED_FORM_RTOL = 1e-9         # closed forms: rounding only
-LEGEND_RTOL = 0.05              # a legend value "eps = 1" read as 1 +- 5 %
+ZERO_RTOL = 1e-9                # a closed-form difference that is 0 by construction: |value| <= 1e-9 x its scale
 POWER_SLACK = 1e-5              # ||x_i||^2 / P_i <= 1 + slack: float32 rounding of a clipped update's norm (d = 155,830)
+POWER_RTOL = 0.05               # "without affecting transmission": clients' mean transmit power within 5 %
 GAIN = 0.0                      # "outperforms": the accuracy gap's interval lies above 0
 PRIVACY_COST_MAX = 0.02         # "robust learning performance": private within 2 accuracy points of non-private
 IMPEDE_DROP_MIN = 0.15          # "significantly impedes convergence": >= 15 accuracy points below no jammer
+LAST_SHARE = 0.25               # "end of training": the last quarter of the rounds
+PROX_TESTABLE_MIN = 0.05        # C10 is testable only where FedProx's aggregate differs from FedAvg's by >= 5 %
+                                # (measured: ~1 % at E = 1, ~10 % at the paper's E = 20; fig92)
+ALPHA = 0.05                    # family-wise error of a claim's parts (Bonferroni)
+NEAR = 0.01                     # counterfactuals near a threshold: +-1 accuracy point (or 0.01 of loss)
+TIE_ATOL = 1e-5                 # per-seed gaps this small are a tie: FedProx at the server step 1 + c_m is Upcycled-FL
+                                # (eq. 9) computed in another order, and float32 rounding moves its mean loss by ~1e-6;
+                                # real differences between methods are >= 1e-4 (an AUC step of accuracy is 2.6e-5)
+
+
+def _level(k: int) -> float:
+    """Bonferroni: each of ``k`` parts that must all hold is judged at 1 - 0.05/k."""
+    return 1.0 - ALPHA / max(1, k)
 
 
 # ---- table access -------------------------------------------------------------------------------------------
 
 
-def _auc(tables, fig: str, series: str, metric: str = "test_acc"):
-    """Per seed: ``metric`` averaged over all rounds (the whole curve)."""
-    return per_seed(need(tables, fig, panel="curve", series=series, metric=metric))
+def _auc(tables, fig: str, series: str, params, metric: str = "test_acc", last: bool = False):
+    """Per seed: ``metric`` averaged over all rounds (``last``: over the last quarter of them). Refuses a
+    seed set other than ``params["seeds"]`` (no silent pairing on fewer seeds)."""
+    df = need(tables, fig, panel="curve", series=series, metric=metric)
+    if last:
+        x = df["x"].astype(float)
+        n_last = max(1, math.ceil(LAST_SHARE * (x.max() - x.min() + 1)))
+        df = df[x > x.max() - n_last]
+    s = per_seed(df)
+    missing = sorted(set(int(v) for v in params["seeds"]) - set(int(v) for v in s.index))
+    if missing:
+        raise MissingData(f"{fig}/{series}: seeds {missing} of {list(params['seeds'])} missing; not pairing on fewer seeds")
+    return s.loc[[int(v) for v in params["seeds"]]]
 
 
 def _scalar(tables, fig: str, metric: str, series=None):
@@ -54,23 +88,67 @@ def _theory(tables, metric: str):
     return t.assign(x=t["x"].astype(float)).groupby("x")["value"].first().sort_index()
 
 
-def _gap(tables, fig, a, b, metric="test_acc", sign=1.0):
-    """Per-seed ``sign * (AUC(a) - AUC(b))`` (seeds present in both)."""
-    d = (_auc(tables, fig, a, metric) - _auc(tables, fig, b, metric)).dropna()
-    if d.empty:
-        raise MissingData(f"{fig}: no seed has both {a!r} and {b!r}")
-    return sign * d
+def _cert(tables, name: str, metric: str = "certified_epsilon") -> float:
+    """A value of the privacy table for configuration ``name``."""
+    return float(need(tables, "privacy", series=name, metric=metric)["value"].iloc[0])
 
 
-def _beats(tables, fig, winner, losers, metric="test_acc", lower_is_better=False) -> dict:
+def _regime(tables, setting: str, metric: str) -> float:
+    return float(need(tables, "fig92", panel="regime", series=setting, metric=metric)["value"].iloc[0])
+
+
+def _gap(tables, fig, a, b, params, metric="test_acc", sign=1.0, last=False, fig_b=None):
+    """Per-seed ``sign * (AUC(a) - AUC(b))`` (``fig_b``: b's figure, default ``fig``)."""
+    g = sign * (_auc(tables, fig, a, params, metric, last) - _auc(tables, fig_b or fig, b, params, metric, last))
+    return g.where(g.abs() > TIE_ATOL, 0.0)  # float rounding of identical runs is a tie, not a sign
+
+
+def _judge(gaps: dict, threshold: float = GAIN, reason: str = ""):
+    """Every per-seed gap series in ``gaps`` above ``threshold``; k > 1 parts at the Bonferroni level."""
+    k = len(gaps)
+    parts = {}
+    for name, g in gaps.items():
+        above = int((np.asarray(g, dtype=float) > threshold).sum())
+        parts[name] = direction(g, expect="positive", threshold=threshold, level=_level(k),
+                                details={"seeds_above_threshold": f"{above}/{len(g)}"})
+    if k == 1:
+        ev = next(iter(parts.values()))
+        return ev.but(reason="; ".join(r for r in (reason, ev.reason) if r))
+    why = f"Bonferroni: each of {k} parts at the {100 * _level(k):.3g} % level"
+    ev = combine(parts, reason="; ".join(r for r in (reason, why) if r))
+    ev.details["seeds_above_threshold"] = {n: e.details["seeds_above_threshold"] for n, e in parts.items()}
+    return ev
+
+
+def _beats(tables, fig, winner, losers, params, metric="test_acc", lower_is_better=False, ends=False) -> dict:
+    """Per-seed gaps ``winner - loser`` (sign-flipped for a loss): the whole curve and, with ``ends``, the last rounds."""
     sign = -1.0 if lower_is_better else 1.0
-    return {f"{fig}: {winner} vs {l}": direction(_gap(tables, fig, winner, l, metric, sign), expect="positive", threshold=GAIN)
-            for l in losers}
+    out = {}
+    for l in losers:
+        out[f"{fig}: {winner} vs {l}"] = _gap(tables, fig, winner, l, params, metric, sign)
+        if ends:
+            out[f"{fig}: {winner} vs {l}, last {LAST_SHARE:.0%} of rounds"] = _gap(tables, fig, winner, l, params, metric,
+                                                                                  sign, last=True)
+    return out
+
+
+# ---- counterfactuals ----------------------------------------------------------------------------------------
 
 
 def _shift(fig, series, by, metric="test_acc"):
     """Counterfactual: add ``by`` to a series' curve."""
     return lambda t, p: (edit(t, fig, lambda v: v + by, panel="curve", series=series, metric=metric), p)
+
+
+def _set_to(fig, series, ref, by, metric="test_acc", ref_fig=None):
+    """Counterfactual: ``series``' curve becomes ``ref``'s (same seed and round) plus ``by``, so that their gap is
+    exactly ``by`` in every seed and round (a test just beside a threshold)."""
+    def run(t, p):
+        r = need(t, ref_fig or fig, panel="curve", series=ref, metric=metric)
+        look = {(int(s), float(x)): float(v) for s, x, v in zip(r["seed"], r["x"], r["value"])}
+        return edit(t, fig, lambda rows: [look[(int(s), float(x))] + by for s, x in zip(rows["seed"], rows["x"])],
+                    rows=True, panel="curve", series=series, metric=metric), p
+    return run
 
 
 def _chain(*cfs):
@@ -81,19 +159,34 @@ def _chain(*cfs):
     return run
 
 
-# ---- privacy accounting (closed forms on the noise actually run) --------------------------------------------
+def _set_cert(names_values: dict, metric: str = "certified_epsilon"):
+    """Counterfactual: the privacy table's ``metric`` of each configuration name set to a value."""
+    def run(t, p):
+        for name, val in names_values.items():
+            t = edit(t, "privacy", lambda v, val=val: v * 0 + val, series=name, metric=metric)
+        return t, p
+    return run
+
+
+STEP_NOTE = ("FedProx, FedAvg and [13] at their server steps tuned on a separate seed (table92); eq. (9) makes Upcycled-FL "
+             "FedProx with the server step 1 + c_m (1.4 / 1.2 / 1.1 / 1.05), so this compares step sizes as much as methods")
+CALIBRATION = "Calibration check (exact computation of the paper's formula; holds by construction: alpha_u is solved from eps by eq. (21)): "
+
+
+# ---- privacy accounting: calibration checks (closed forms on the noise actually run) ------------------------
 
 
 @CLAIMS.claim("C1", figures="fig2", kind="exact",
               paper_says="'our designs achieve privacy level eps = 6.52' at delta = 1e-5 without the jammer (Sec. V-A)",
-              tests="eq. (21) from the realised noise std of every proposed run (Upcycled, FedProx, FedAvg, all seeds), "
-                    "largest deviation from 6.52",
+              tests=CALIBRATION + "eq. (21) from the realised noise std of every proposed run (Upcycled, FedProx, FedAvg, "
+                    "all seeds), largest deviation from 6.52. Whether the runs ARE (6.52, 1e-5)-DP is C21",
               refute=lambda t, p: (edit(t, "fig2", lambda v: v * 1.01, panel="privacy", metric="epsilon", series=UPC), p),
               support=unchanged)
 def no_cj_epsilon(tables, params):
     e = np.concatenate([_scalar(tables, "fig2", "epsilon", s) for s in (UPC, PROX, AVG)])
     worst = e[np.argmax(np.abs(e - PAPER_EPS_NO_CJ))]
-    return exact(worst, PAPER_EPS_NO_CJ, rtol=CLOSED_FORM_RTOL, details={"runs": len(e)})
+    return exact(worst, PAPER_EPS_NO_CJ, rtol=CLOSED_FORM_RTOL, reason="calibration (input), not a privacy guarantee",
+                 details={"runs": len(e)})
 
 
 @CLAIMS.claim("C2", figures="fig4", kind="number",
@@ -105,6 +198,7 @@ def no_cj_epsilon(tables, params):
 def same_noise_at_delta_001(tables, params):
     e = np.concatenate([_scalar(tables, "fig4", "epsilon_delta_0.01", s) for s in (UPC, PROX, AVG)])
     return number([float(np.max(e))], PAPER_EPS_ALT, atol=PRINTED_ONE_DECIMAL, deterministic=True,
+                  reason="the paper's accountant (eq. 21) on the noise run; certified values: privacy table",
                   details={"min": float(np.min(e)), "max": float(np.max(e))})
 
 
@@ -112,14 +206,18 @@ def same_noise_at_delta_001(tables, params):
               paper_says="'eps values of 1, 0.5, and 0.1, all of which are more stringent than the DP levels our "
                          "algorithm achieves without CJ' (Sec. V-A; Thm 2: a jammer is needed only then)",
               tests="sigma_req^2 - sigma_c^2/alpha_u^2 (eqs. 22-23) > 0 for every jammer target and <= 0 for targets "
-                    ">= eps0 (6.52, 7, 10)",
+                    f">= eps0 (6.52, 7, 10), a value within {ZERO_RTOL:g} x sigma_c^2/alpha_u^2 of 0 counting as 0 (at "
+                    "eps0 it is 0 by construction)",
               refute=lambda t, p: (edit(t, "fig6", lambda v: -abs(v), panel="theory", metric="required_minus_channel_var"), p),
               support=unchanged)
 def jammer_needed_only_below_eps0(tables, params):
     need_ = _theory(tables, "required_minus_channel_var")
+    scale = float(_theory(tables, "channel_var").iloc[0])
+    zero = ZERO_RTOL * scale
     targets = [float(e) for e in params["cj_epsilons"]]
-    ok = all(need_[e] > 0 for e in targets) and all(v <= 0 for e, v in need_.items() if e >= params["eps0"])
-    return exact_holds(ok, regenerated={f"{e:g}": float(v) for e, v in need_.items()}, expected="> 0 below eps0 only")
+    ok = all(need_[e] > zero for e in targets) and all(v <= zero for e, v in need_.items() if e >= params["eps0"])
+    return exact_holds(ok, regenerated={f"{e:g}": float(v) for e, v in need_.items()},
+                       expected=f"> 0 below eps0 only (|value| <= {zero:.3g} counts as 0)")
 
 
 @CLAIMS.claim("C4", figures="fig6", kind="exact",
@@ -132,39 +230,39 @@ def jammer_bound_meets_target(tables, params):
     return combine({f"eps {e:g}": exact(at_bound[float(e)], float(e), rtol=CLOSED_FORM_RTOL) for e in params["cj_epsilons"]})
 
 
-def _set_cj_epsilon_to_target(t, p):
-    for fig in CJ_FIGS:
-        for e in p["cj_epsilons"]:
-            t = edit(t, fig, lambda v, e=e: v * 0 + e, panel="privacy", metric="epsilon", series=cj_series(e))
-    return t, p
-
-
-@CLAIMS.claim("C5", figures=("fig6", "fig7", "fig8"), kind="number",
-              paper_says="Figs 6-8 legends 'eps = 1, 0.5, 0.1' (delta = 1e-5) for runs where 'we apply a factor of 7 "
-                         "times the theoretical lower bound' (Sec. V-A)",
-              tests="per target, eq. (21) of the noise actually run (jammer amplitude 7x the bound (22)) against the "
-                    "legend value +- 5 %",
-              refute=lambda t, p: (edit(t, "fig6", lambda v: v * 10, panel="privacy", metric="epsilon",
+@CLAIMS.claim("C5", figures=("fig6", "fig7", "fig8"), kind="exact",
+              paper_says="'we apply a factor of 7 times the theoretical lower bound' for the jammer of Figs 6-8 "
+                         "(Sec. V-A; the figures are labelled by the targets eps = 1, 0.5, 0.1)",
+              tests="per target, the jammer's model-domain std as run over its bound (22) = 7 (the amplitude reading). "
+                    "Observation (details): the noise run gives eq. (21) = 0.142 / 0.071 / 0.0143, about 1/7 of the labels: "
+                    "the curves are more private than their labels, which is still (label, delta)-DP under eq. (21)",
+              refute=lambda t, p: (edit(t, "fig6", lambda v: v * 2, panel="privacy", metric="jammer_std",
                                         series=cj_series(p["cj_epsilons"][0])), p),
-              support=_set_cj_epsilon_to_target)
-def jammer_runs_match_legend(tables, params):
-    parts = {}
+              support=unchanged)
+def jammer_at_seven_times_bound(tables, params):
+    parts, points = {}, {}
     for e in params["cj_epsilons"]:
-        got = np.concatenate([_scalar(tables, fig, "epsilon", cj_series(e)) for fig in CJ_FIGS])
-        parts[f"eps {e:g}"] = number([float(np.max(got))], float(e), rtol=LEGEND_RTOL, deterministic=True,
-                                     details={"variance_reading": float(np.max(_scalar(tables, "fig6", "epsilon_variance_reading",
-                                                                                       cj_series(e))))})
-    return combine(parts, reason="legend = the jammer's target; the runs' noise is 7x the amplitude bound")
+        s = cj_series(e)
+        ratio = np.concatenate([_scalar(tables, fig, "jammer_std", s) / _scalar(tables, fig, "jammer_std_bound", s)
+                                for fig in CJ_FIGS])
+        parts[f"target {e:g}"] = exact(ratio[np.argmax(np.abs(ratio - PAPER_KAPPA))], PAPER_KAPPA, rtol=CLOSED_FORM_RTOL)
+        points[f"{e:g}"] = {"eq21_as_run": float(np.max(np.concatenate([_scalar(tables, f, "epsilon", s) for f in CJ_FIGS]))),
+                            "eq21_variance_reading": float(np.max(_scalar(tables, "fig6", "epsilon_variance_reading", s)))}
+    ev = combine(parts, reason="reproduced as described (7x); the operating points are an observation, not a failure")
+    ev.details["operating_points"] = points
+    return ev
 
 
 @CLAIMS.claim("C6", figures="fig9", kind="exact",
               paper_says="'We set delta = 0.01 and achieve a privacy budget eps = 0.15 with our method' (Sec. V-B)",
-              tests="eq. (21) from the realised noise of the proposed i.i.d. runs, largest deviation from 0.15",
+              tests=CALIBRATION + "eq. (21) from the realised noise of the proposed i.i.d. runs, largest deviation from "
+                    "0.15 (certified for what was run: privacy table)",
               refute=lambda t, p: (edit(t, "fig9", lambda v: v * 1.01, panel="privacy", metric="epsilon", series=IID_LABEL), p),
               support=unchanged)
 def iid_epsilon(tables, params):
     e = _scalar(tables, "fig9", "epsilon", IID_LABEL)
-    return exact(e[np.argmax(np.abs(e - PAPER_EPS_IID))], PAPER_EPS_IID, rtol=CLOSED_FORM_RTOL)
+    return exact(e[np.argmax(np.abs(e - PAPER_EPS_IID))], PAPER_EPS_IID, rtol=CLOSED_FORM_RTOL,
+                 reason="calibration (input), not a privacy guarantee")
 
 
 @CLAIMS.claim("C7", figures=("fig2", "fig6", "fig9"), kind="exact",
@@ -203,84 +301,149 @@ def upcycled_even_steps_free(tables, params):
                                         "eps_fedavg": float(ea.max())}, expected="2M iterations, M releases, equal eps")
 
 
+@CLAIMS.claim("C21", figures=("privacy", "fig2"), kind="exact",
+              paper_says="'our designs achieve privacy level eps = 6.52' at delta = 1e-5 (Sec. V-A), read as a guarantee "
+                         "for the runs of Figs 2-5",
+              tests="the epsilon certified (dp-accounting RDP, delta = 1e-5) for what was trained without the jammer "
+                    "(E local epochs, update clipped to tau: sensitivity 2 p_i/s_i, M releases, no subsampling) <= 6.52. "
+                    "Details: the package's one-step runs (fig91), zero-out and replace-one adjacency",
+              refute=_set_cert({NO_CJ_NAME: 1e3}), support=_set_cert({NO_CJ_NAME: 6.0}))
+def runs_are_dp_as_stated(tables, params):
+    cert = _cert(tables, NO_CJ_NAME)
+    details = {}
+    try:
+        details = {"one_step_zero_out": _cert(tables, ONE_STEP_NAME),
+                   "one_step_replace_one": _cert(tables, ONE_STEP_NAME, "certified_epsilon_replace_one")}
+    except MissingData:
+        pass
+    return exact_holds(cert <= PAPER_EPS_NO_CJ * (1 + CLOSED_FORM_RTOL), regenerated=cert, expected=f"<= {PAPER_EPS_NO_CJ:g}",
+                       reason="eq. (21) assumes the sensitivity of one gradient step (Appendix A); E local epochs have "
+                              "the sensitivity of the clipped update", details=details)
+
+
 # ---- learning curves without the jammer (Figs 2-5) ----------------------------------------------------------
 
 
 @CLAIMS.claim("C9", figures="fig2", kind="direction",
               paper_says="'Results reveal that Algorithm 1 significantly outperforms all' (Sec. V-A, Figs 2-5)",
-              tests="per seed, test accuracy averaged over all rounds: Upcycled-FL minus each of FedProx, FedAvg (proposed "
-                    "PC) and [13] at equal privacy under the paper's accountant (Fig. 4 holds the same runs); every gap > 0",
-              refute=_shift("fig2", UPC, -0.5), support=_shift("fig2", UPC, +0.5))
+              tests="per seed, test accuracy averaged over all rounds and over the last quarter of them: Upcycled-FL minus "
+                    "each of FedProx, FedAvg (proposed PC, tuned server steps) and [13] at equal privacy under the paper's "
+                    "accountant (Fig. 4 holds the same runs); every gap > 0 (Bonferroni over the 6 parts)",
+              refute=_set_to("fig2", UPC, AVG, -NEAR),
+              support=_chain(*[_set_to("fig2", s, UPC, -NEAR) for s in (PROX, AVG, B13)]))
 def upcycled_best_no_cj(tables, params):
-    return combine(_beats(tables, "fig2", UPC, (PROX, AVG, B13)))
+    return _judge(_beats(tables, "fig2", UPC, (PROX, AVG, B13), params, ends=True), reason=STEP_NOTE)
 
 
-@CLAIMS.claim("C10", figures="fig2", kind="direction",
+def _testable_prox(t, p):
+    """Counterfactual: the proximal term changes the aggregate as at the paper's E = 20 (fig92)."""
+    return edit(t, "fig92", lambda v: v * 0 + 2 * PROX_TESTABLE_MIN, panel="regime", series="this profile",
+                metric="prox_effect_rel"), p
+
+
+@CLAIMS.claim("C10", figures=("fig2", "fig92"), kind="direction",
               paper_says="'the algorithm with FedProx performs better than that with FedAvg' (Sec. V-A, Figs 2-5)",
-              tests="per seed, test accuracy averaged over all rounds: FedProx minus FedAvg (both proposed PC) > 0",
-              refute=_shift("fig2", PROX, -0.5), support=_shift("fig2", PROX, +0.5))
+              tests="per seed, test accuracy averaged over all rounds: FedProx minus FedAvg (both proposed PC) > 0; "
+                    f"judged only where the proximal term changes the aggregate by >= {PROX_TESTABLE_MIN:.0%} (fig92; "
+                    "at E = 1 it does not, at the paper's E = 20 it does)",
+              refute=_chain(_testable_prox, _set_to("fig2", PROX, AVG, -NEAR)),
+              support=_chain(_testable_prox, _set_to("fig2", PROX, AVG, +NEAR)))
 def fedprox_beats_fedavg(tables, params):
-    return direction(_gap(tables, "fig2", PROX, AVG), expect="positive", threshold=GAIN)
+    gap = _gap(tables, "fig2", PROX, AVG, params)
+    try:
+        effect = _regime(tables, "this profile", "prox_effect_rel")
+    except MissingData:
+        effect = None
+    if effect is not None and effect < PROX_TESTABLE_MIN:
+        return not_evaluated(f"not testable in this setting: the proximal term changes the FedProx aggregate by "
+                             f"{effect:.2%} of FedAvg's (E = {params['local_epochs']}; >= {PROX_TESTABLE_MIN:.0%} needed, "
+                             "about 10 % at the paper's E = 20, fig92)",
+                             gap_per_seed=[round(float(v), 6) for v in gap], prox_effect_rel=effect)
+    return _judge({"FedProx - FedAvg": gap}, reason=STEP_NOTE.split(";")[0])
 
 
 @CLAIMS.claim("C11", figures="fig2", kind="direction",
               paper_says="'Each of the proposed approach outperforms of the state-of-the-art algorithm [13]' under 'the "
                          "same DP settings' (Sec. V-A, Figs 2-5)",
               tests="per seed, test accuracy averaged over all rounds: each of Upcycled-FL, FedProx and FedAvg (proposed "
-                    "PC) minus [13] calibrated to the same privacy under the paper's accountant; every gap > 0",
-              refute=_shift("fig2", B13, +0.5), support=_shift("fig2", B13, -0.5))
+                    "PC) minus [13] calibrated to the same privacy under the paper's accountant; every gap > 0 "
+                    "(Bonferroni over the 3 parts)",
+              refute=_set_to("fig2", B13, AVG, +NEAR),
+              support=_chain(_set_to("fig2", UPC, AVG, 0.0), _set_to("fig2", PROX, AVG, 0.0), _set_to("fig2", B13, AVG, -NEAR)))
 def proposed_beats_baseline(tables, params):
-    return combine({k.split(": ")[1].replace(" vs ", " - "): v for k, v in
-                    {**_beats(tables, "fig2", UPC, (B13,)), **_beats(tables, "fig2", PROX, (B13,)),
-                     **_beats(tables, "fig2", AVG, (B13,))}.items()})
+    gaps = {f"{a} - [13]": _gap(tables, "fig2", a, B13, params) for a in (UPC, PROX, AVG)}
+    return _judge(gaps, reason="the proposed PC's s_i > 1 biases the aggregate (fig92); [13] runs at its power cap, "
+                               "eq. (21) below 6.52 (README); " + STEP_NOTE)
 
 
 @CLAIMS.claim("C12", figures="fig2", kind="direction",
               paper_says="'our method's efficacy in maintaining stringent DP levels while ensuring robust learning "
-                         "performance' (Sec. V-A, eps = 6.52)",
+                         "performance' (Sec. V-A, eps = 6.52): the learning part (the privacy part is C12p)",
               tests=f"per seed, test accuracy averaged over all rounds: private FedAvg (proposed PC) minus the non-private "
                     f"FedAvg reference > -{PRIVACY_COST_MAX:g}",
-              refute=_shift("fig2", AVG, -0.2), support=_shift("fig2", AVG, +0.2))
+              refute=_set_to("fig2", AVG, NONPRIVATE_LABEL, -PRIVACY_COST_MAX - NEAR),
+              support=_set_to("fig2", AVG, NONPRIVATE_LABEL, -PRIVACY_COST_MAX + NEAR))
 def private_close_to_nonprivate(tables, params):
-    return direction(_gap(tables, "fig2", AVG, NONPRIVATE_LABEL), expect="positive", threshold=-PRIVACY_COST_MAX)
+    return _judge({"private - non-private": _gap(tables, "fig2", AVG, NONPRIVATE_LABEL, params)}, threshold=-PRIVACY_COST_MAX,
+                  reason="the gap is the PC's s_i > 1 bias, not the noise (fig92)")
+
+
+def _cj_names(params):
+    return [NO_CJ_NAME] + [cj_name(e) for e in params["cj_epsilons"]]
+
+
+@CLAIMS.claim("C12p", figures=("privacy", "fig2", "fig6"), kind="exact",
+              paper_says="'our method's efficacy in maintaining stringent DP levels while ensuring robust learning "
+                         "performance' (Sec. V-A): the privacy part, for the levels the paper states (6.52 without the "
+                         "jammer; 1, 0.5, 0.1 with it)",
+              tests="per configuration of Figs 2-8 as run (E local epochs), the epsilon certified for what was trained "
+                    "(privacy table) <= the stated level",
+              refute=lambda t, p: _set_cert({NO_CJ_NAME: 1e3})(t, p),
+              support=lambda t, p: _set_cert({n: 0.05 for n in _cj_names(p)})(t, p))
+def stringent_dp_levels(tables, params):
+    parts = {}
+    for name, level in zip(_cj_names(params), [params["eps0"]] + list(params["cj_epsilons"])):
+        c = _cert(tables, name)
+        parts[name] = exact_holds(c <= level * (1 + CLOSED_FORM_RTOL), regenerated=c, expected=f"<= {level:g}")
+    return combine(parts, reason="eq. (21) assumes one gradient step's sensitivity; E epochs have the clipped update's")
 
 
 # ---- with the cooperative jammer (Figs 6-8) -----------------------------------------------------------------
 
 
-def _swap_extreme_targets(t, p):
-    hi, lo = cj_series(max(p["cj_epsilons"])), cj_series(min(p["cj_epsilons"]))
-    for fig in CJ_FIGS:
-        t = relabel(t, fig, "series", {hi: lo, lo: hi}, panel="curve")
-    return t, p
+def _cj_gaps(tables, params):
+    eps = sorted(params["cj_epsilons"], reverse=True)
+    return {f"{fig} ({algo}): {hi:g} vs {lo:g}": _gap(tables, fig, cj_series(hi), cj_series(lo), params)
+            for fig, algo in CJ_FIGS.items() for hi, lo in zip(eps, eps[1:])}
 
 
-def _spread_targets(t, p):
+def _ordered_targets(t, p, gap):
+    """Counterfactual: each smaller target's curve = the next larger target's minus ``gap`` (or plus, gap < 0, for
+    the smallest only)."""
+    eps = sorted(p["cj_epsilons"], reverse=True)
     for fig in CJ_FIGS:
-        for rank, e in enumerate(sorted(p["cj_epsilons"])):
-            t = edit(t, fig, lambda v, r=rank: v + 2.0 * r, panel="curve", series=cj_series(e), metric="test_acc")
+        if gap > 0:
+            for hi, lo in zip(eps, eps[1:]):
+                t, p = _set_to(fig, cj_series(lo), cj_series(hi), -gap)(t, p)
+        else:
+            t, p = _set_to(fig, cj_series(eps[-1]), cj_series(eps[-2]), -gap)(t, p)
     return t, p
 
 
 @CLAIMS.claim("C13", figures=("fig6", "fig7", "fig8"), kind="direction",
               paper_says="'as eps decreases, the increased noise adversely affects learning performance' (Sec. V-A, Figs 6-8)",
-              tests="per algorithm and seed, test accuracy averaged over all rounds at each jammer target minus at the next "
-                    "smaller target (1 vs 0.5, 0.5 vs 0.1); every gap > 0",
-              refute=_swap_extreme_targets, support=_spread_targets)
+              tests="per algorithm and seed, test accuracy averaged over all rounds at each jammer target (7x the bound) "
+                    "minus at the next smaller target (1 vs 0.5, 0.5 vs 0.1); every gap > 0 (Bonferroni over the 6 parts)",
+              refute=lambda t, p: _ordered_targets(t, p, -NEAR), support=lambda t, p: _ordered_targets(t, p, NEAR))
 def accuracy_falls_with_epsilon(tables, params):
-    eps = sorted(params["cj_epsilons"], reverse=True)
-    parts = {}
-    for fig, algo in CJ_FIGS.items():
-        for hi, lo in zip(eps, eps[1:]):
-            parts[f"{fig} ({algo}): {hi:g} vs {lo:g}"] = direction(_gap(tables, fig, cj_series(hi), cj_series(lo)),
-                                                                   expect="positive", threshold=GAIN)
-    return combine(parts)
+    return _judge(_cj_gaps(tables, params))
 
 
-def _all_cj_figs(fn):
+def _impede_cf(drop):
     def run(t, p):
         for fig in CJ_FIGS:
-            t = fn(t, fig, p)
+            for e in p["bound_cj_epsilons"]:
+                t, p = _set_to(fig, cj_series(e, 1.0), NO_CJ_LABEL, -drop)(t, p)
         return t, p
     return run
 
@@ -288,31 +451,50 @@ def _all_cj_figs(fn):
 @CLAIMS.claim("C14", figures=("fig6", "fig7", "fig8"), kind="direction",
               paper_says="'at very low eps values, such as 0.1, the excessive noise required to meet stringent privacy "
                          "levels significantly impedes the algorithms' convergence' (Sec. V-A)",
-              tests=f"per algorithm and seed, test accuracy averaged over all rounds without the jammer minus at target "
-                    f"0.1 > {IMPEDE_DROP_MIN:g}",
-              refute=_all_cj_figs(lambda t, f, p: edit(t, f, lambda v: v + 1.0, panel="curve", series=cj_series(min(p["cj_epsilons"])))),
-              support=_all_cj_figs(lambda t, f, p: edit(t, f, lambda v: v - 1.0, panel="curve", series=cj_series(min(p["cj_epsilons"])))))
+              tests=f"per algorithm and seed, test accuracy averaged over all rounds without the jammer minus with the "
+                    f"noise eps = 0.1 requires (jammer exactly at its bound (22)) > {IMPEDE_DROP_MIN:g} (Bonferroni over the "
+                    "3 algorithms); the drop at the paper's 7x jammer in the details",
+              refute=_impede_cf(IMPEDE_DROP_MIN - NEAR), support=_impede_cf(IMPEDE_DROP_MIN + NEAR))
 def smallest_epsilon_impedes(tables, params):
-    lo = cj_series(min(params["cj_epsilons"]))
-    return combine({f"{fig} ({algo})": direction(_gap(tables, fig, NO_CJ_LABEL, lo), expect="positive", threshold=IMPEDE_DROP_MIN)
-                    for fig, algo in CJ_FIGS.items()})
+    gaps, seven = {}, {}
+    for fig, algo in CJ_FIGS.items():
+        for e in params["bound_cj_epsilons"]:
+            gaps[f"{fig} ({algo}), eps {e:g} at the bound"] = _gap(tables, fig, NO_CJ_LABEL, cj_series(e, 1.0), params)
+            try:
+                g7 = _gap(tables, fig, NO_CJ_LABEL, cj_series(e), params)
+                seven[f"{fig}, eps {e:g}, jammer at {params['kappa']:g}x (the paper's figure)"] = [round(float(v), 6) for v in g7]
+            except MissingData:
+                pass
+    ev = _judge(gaps, threshold=IMPEDE_DROP_MIN, reason="judged at the noise the target requires (kappa = 1); the "
+                                                         "paper's figures use 7x its amplitude (49x the variance)")
+    ev.details["drop_with_jammer_at_paper_kappa"] = seven
+    return ev
+
+
+def _upc_vs_each(tables, params):
+    return {f"target {e:g}: Upcycled vs {other}": _gap(tables, "fig6", cj_series(e), cj_series(e), params, fig_b=fig)
+            for e in params["cj_epsilons"] for fig, other in (("fig7", "FedProx"), ("fig8", "FedAvg"))}
+
+
+def _cj_set(delta, only_first=False):
+    def run(t, p):
+        for i, e in enumerate(p["cj_epsilons"]):
+            for fig in ("fig7", "fig8"):
+                if only_first and (i > 0 or fig == "fig8"):
+                    continue
+                t, p = _set_to(fig, cj_series(e), cj_series(e), -delta, ref_fig="fig6")(t, p)
+        return t, p
+    return run
 
 
 @CLAIMS.claim("C15", figures=("fig6", "fig7", "fig8"), kind="direction",
               paper_says="'Consistent with our findings from scenarios without the CJ, Upcycled-FL continues to surpass both "
                          "FedProx and FedAvg in performance' (Sec. V-A, Figs 6-8)",
-              tests="per jammer target and seed, test accuracy averaged over all rounds: Upcycled-FL (Fig. 6) minus the "
-                    "better of FedProx (Fig. 7) and FedAvg (Fig. 8) > 0, at every target",
-              refute=lambda t, p: (edit(t, "fig6", lambda v: v - 1.0, panel="curve", metric="test_acc"), p),
-              support=lambda t, p: (edit(t, "fig6", lambda v: v + 1.0, panel="curve", metric="test_acc"), p))
+              tests="per jammer target and seed, test accuracy averaged over all rounds: Upcycled-FL (Fig. 6) minus FedProx "
+                    "(Fig. 7) and minus FedAvg (Fig. 8), each > 0 (Bonferroni over the 6 parts)",
+              refute=_cj_set(-NEAR, only_first=True), support=_cj_set(NEAR))
 def upcycled_best_with_cj(tables, params):
-    parts = {}
-    for e in params["cj_epsilons"]:
-        s = cj_series(e)
-        upc = _auc(tables, "fig6", s)
-        best_other = np.maximum(_auc(tables, "fig7", s), _auc(tables, "fig8", s))
-        parts[f"target {e:g}"] = direction((upc - best_other).dropna(), expect="positive", threshold=GAIN)
-    return combine(parts)
+    return _judge(_upc_vs_each(tables, params), reason=STEP_NOTE)
 
 
 # ---- synthetic i.i.d. (Figs 9-10) ---------------------------------------------------------------------------
@@ -323,18 +505,17 @@ def upcycled_best_with_cj(tables, params):
                          "state-of-the-art algorithm [13]' (Sec. V-B, eps = 0.15, delta = 0.01)",
               tests="per seed, averaged over all rounds: test accuracy of proposed-PC FedAvg minus [13] (Fig. 9) and "
                     "training loss of [13] minus proposed (Fig. 10), [13] calibrated to the same privacy under the paper's "
-                    "accountant; both > 0 (the gaps to [13] with its own accountant in the details)",
-              refute=_shift("fig9", B13, +0.5),
-              support=_chain(_shift("fig9", B13, -0.5), _shift("fig10", B13, +5.0, "train_loss")))
+                    "accountant; both > 0 (Bonferroni over the 2 parts; the gaps to [13] with its own accountant in the details)",
+              refute=_set_to("fig9", B13, IID_LABEL, +NEAR),
+              support=_chain(_set_to("fig9", B13, IID_LABEL, -NEAR), _set_to("fig10", B13, IID_LABEL, +NEAR, "train_loss")))
 def iid_proposed_beats_baseline(tables, params):
-    parts = {**_beats(tables, "fig9", IID_LABEL, (B13,)),
-             **_beats(tables, "fig10", IID_LABEL, (B13,), "train_loss", lower_is_better=True)}
-    ev = combine(parts)
+    ev = _judge({**_beats(tables, "fig9", IID_LABEL, (B13,), params),
+                 **_beats(tables, "fig10", IID_LABEL, (B13,), params, "train_loss", lower_is_better=True)})
     try:
         ls = BASELINE_LABEL["ls"]
         ev.details["gap_to_13_own_accountant"] = {
-            "accuracy": [round(float(v), 6) for v in _gap(tables, "fig9", IID_LABEL, ls)],
-            "loss": [round(float(v), 6) for v in _gap(tables, "fig10", IID_LABEL, ls, "train_loss", sign=-1.0)]}
+            "accuracy": [round(float(v), 6) for v in _gap(tables, "fig9", IID_LABEL, ls, params)],
+            "loss": [round(float(v), 6) for v in _gap(tables, "fig10", IID_LABEL, ls, params, "train_loss", sign=-1.0)]}
     except MissingData:
         pass
     return ev
@@ -343,11 +524,14 @@ def iid_proposed_beats_baseline(tables, params):
 @CLAIMS.claim("C17", figures="fig3", kind="direction",
               paper_says="the training-loss figures show Algorithm 1 ahead of all (Sec. V-A: 'Algorithm 1 significantly "
                          "outperforms all', Figs 3 and 5)",
-              tests="per seed, training loss averaged over all rounds: each of FedProx, FedAvg (proposed PC) and [13] "
-                    "minus Upcycled-FL > 0 (Fig. 5 holds the same runs)",
-              refute=_shift("fig3", UPC, +5.0, "train_loss"), support=_shift("fig3", UPC, -5.0, "train_loss"))
+              tests="per seed, training loss averaged over all rounds and over the last quarter of them: each of FedProx, "
+                    "FedAvg (proposed PC, tuned server steps) and [13] minus Upcycled-FL > 0 (Fig. 5 holds the same runs; "
+                    "Bonferroni over the 6 parts)",
+              refute=_set_to("fig3", UPC, AVG, +NEAR, "train_loss"),
+              support=_chain(*[_set_to("fig3", s, UPC, +NEAR, "train_loss") for s in (PROX, AVG, B13)]))
 def upcycled_lowest_loss(tables, params):
-    return combine(_beats(tables, "fig3", UPC, (PROX, AVG, B13), "train_loss", lower_is_better=True))
+    return _judge(_beats(tables, "fig3", UPC, (PROX, AVG, B13), params, "train_loss", lower_is_better=True, ends=True),
+                  reason=STEP_NOTE)
 
 
 # ---- theory (Thm 5) -----------------------------------------------------------------------------------------
@@ -371,21 +555,74 @@ def convergence_terms_grow(tables, params):
 
 @CLAIMS.claim("C19", figures="fig91", kind="direction",
               paper_says="'Algorithm 1 significantly outperforms all' (Sec. V-A), re-tested by the package with one "
-                         "gradient step per round, where eq. (21) is a valid guarantee (certified eps 5.9 <= 6.52)",
-              tests="per seed, test accuracy averaged over all rounds, one-step runs: Upcycled-FL minus FedAvg (proposed "
-                    "PC; FedProx is the same rule for one step) and minus [13]; every gap > 0",
-              refute=_shift("fig91", ONE_STEP_LABEL["upcycled"], -0.5),
-              support=_shift("fig91", ONE_STEP_LABEL["upcycled"], +0.5))
+                         "gradient step per round, where eq. (21) holds under zero-out adjacency with |D_i| public "
+                         "(certified eps 5.9 <= 6.52; replace-one: privacy table)",
+              tests="per seed, test accuracy averaged over all rounds and over the last quarter of them, one-step runs: "
+                    "Upcycled-FL minus FedAvg (proposed PC, tuned server step; FedProx is the same rule for one step) and "
+                    "minus [13]; every gap > 0 (Bonferroni over the 4 parts)",
+              refute=_set_to("fig91", UPC1, AVG1, -NEAR),
+              support=_chain(_set_to("fig91", AVG1, UPC1, -NEAR), _set_to("fig91", B131, UPC1, -NEAR)))
 def upcycled_best_certified(tables, params):
-    return combine(_beats(tables, "fig91", ONE_STEP_LABEL["upcycled"], (ONE_STEP_LABEL["fedavg"], ONE_STEP_LABEL["baseline"])))
+    return _judge(_beats(tables, "fig91", UPC1, (AVG1, B131), params, ends=True), reason=STEP_NOTE)
 
 
 @CLAIMS.claim("C20", figures="fig91", kind="direction",
               paper_says="'Each of the proposed approach outperforms ... [13]' (Sec. V-A), re-tested by the package with one "
-                         "gradient step per round at equal, certified privacy",
+                         "gradient step per round at equal privacy (zero-out adjacency, |D_i| public)",
               tests="per seed, test accuracy averaged over all rounds, one-step runs: FedAvg with the proposed PC minus [13] > 0",
-              refute=_shift("fig91", ONE_STEP_LABEL["baseline"], +0.5),
-              support=_shift("fig91", ONE_STEP_LABEL["baseline"], -0.5))
+              refute=_set_to("fig91", AVG1, B131, -NEAR), support=_set_to("fig91", AVG1, B131, +NEAR))
 def proposed_beats_baseline_certified(tables, params):
-    return direction(_gap(tables, "fig91", ONE_STEP_LABEL["fedavg"], ONE_STEP_LABEL["baseline"]), expect="positive",
-                     threshold=GAIN)
+    return _judge({"FedAvg - [13], one step": _gap(tables, "fig91", AVG1, B131, params)})
+
+
+# ---- "without affecting transmission efficiency" (abstract, Sec. VI) ----------------------------------------
+
+
+@CLAIMS.claim("C22", figures=("fig8", "privacy"), kind="exact",
+              paper_says="the cooperative jammer serves 'to enhance privacy without affecting transmission efficiency' "
+                         "(abstract; conclusion)",
+              tests="the clients' transmissions are unaffected by the jammer: per seed, the clients' transmit power "
+                    "||x_i||^2/P_i averaged over clients and rounds with the jammer (at its bound, each target of "
+                    "bound_cj_epsilons) over without it (FedAvg), within 1 +- 5 % in every seed. Details: the accuracy of reaching "
+                    "the same eps with receiver noise only (smaller alpha_u, fewer clients' signal) and the jammer's "
+                    "power over a client's budget",
+              refute=lambda t, p: (edit(t, "fig8", lambda v: v * 0.5, panel="privacy", metric="tx_power_ratio_mean",
+                                        series=cj_series(p["bound_cj_epsilons"][0], 1.0)), p),
+              support=lambda t, p: (_same_power(t, p), p))
+def jammer_keeps_transmission(tables, params):
+    parts, details = {}, {}
+    base = _per_run(tables, "fig8", NO_CJ_LABEL, "tx_power_ratio_mean")
+    for e in params["bound_cj_epsilons"]:
+        s = cj_series(e, 1.0)
+        ratio = (_per_run(tables, "fig8", s, "tx_power_ratio_mean") / base).dropna()
+        if set(int(v) for v in ratio.index) != set(int(v) for v in params["seeds"]):
+            raise MissingData(f"fig8: transmit power of {s!r} and of {NO_CJ_LABEL!r} not on every seed {list(params['seeds'])}")
+        worst = float(ratio.iloc[int(np.argmax(np.abs(ratio.to_numpy() - 1.0)))])
+        parts[f"eps {e:g}"] = exact(worst, 1.0, rtol=POWER_RTOL, details={"ratio_per_seed": [round(float(v), 6) for v in ratio]})
+        try:
+            co = channel_only_series(e)
+            details[f"eps {e:g}"] = {
+                "acc_jammer_minus_channel_only": [round(float(v), 6) for v in _gap(tables, "fig8", s, co, params)],
+                "alpha_u_jammer": float(_scalar(tables, "fig8", "alpha_u", s)[0]),
+                "alpha_u_channel_only": float(_scalar(tables, "fig8", "alpha_u", co)[0]),
+                "jammer_power_over_P_median": float(np.median(_scalar(tables, "fig8", "jammer_power_over_P_median", s)))}
+        except MissingData:
+            pass
+    ev = combine(parts) if len(parts) > 1 else next(iter(parts.values()))
+    ev.details["channel_only_comparison"] = details
+    return ev
+
+
+def _per_run(tables, fig, series, metric):
+    """A per-run scalar of the privacy panel, indexed by seed (all of ``params`` seeds are in the curves)."""
+    t = need(tables, fig, panel="privacy", series=series, metric=metric)
+    return t.groupby("seed")["value"].first()
+
+
+def _same_power(t, p):
+    """Counterfactual: the jammer runs' clients transmit exactly the power of the runs without it."""
+    base = _per_run(t, "fig8", NO_CJ_LABEL, "tx_power_ratio_mean")
+    for e in p["bound_cj_epsilons"]:
+        t = edit(t, "fig8", lambda rows: [float(base[int(s)]) for s in rows["seed"]], rows=True, panel="privacy",
+                 series=cj_series(e, 1.0), metric="tx_power_ratio_mean")
+    return t

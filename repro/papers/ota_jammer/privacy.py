@@ -21,10 +21,29 @@ from dataclasses import dataclass
 
 from repro.privacy.certify import Certificate
 
-UPDATE_ASSUMPTION = ("E local epochs, update clipped to tau: one sample (add/remove) can move a client's clipped update "
-                     "anywhere in the tau-ball, so the aggregate moves by up to 2 p_i/s_i (worst client and rounds)")
-ONE_STEP_ASSUMPTION = ("one gradient step per round with per-sample clipping C and lr tau/C: adding or removing one "
-                       "sample (the paper's fixed 1/|D_i| normalisation) moves the aggregate by at most 1/(s_i |D|)")
+#: neighbouring datasets: ``zero_out`` = one sample replaced by a null sample that contributes nothing, |D_i| public
+#: (what the paper's Appendix A bound 1/(s_i |D|) needs); ``replace_one`` = one sample altered (Sec. II-C's words),
+#: which also covers add/remove with the realised normaliser 1/|D_i|.
+ADJACENCIES = ("zero_out", "replace_one")
+ADJACENCY_TEXT = {"zero_out": "zero-out adjacency (|D_i| public)", "replace_one": "replace-one adjacency"}
+UPDATE_ASSUMPTION = ("E local epochs, update clipped to tau: one sample (zero-out or replace-one) can move a client's "
+                     "clipped update anywhere in the tau-ball, so the aggregate moves by up to 2 p_i/s_i (worst client "
+                     "and rounds)")
+ONE_STEP_ASSUMPTION = {
+    "zero_out": ("one gradient step per round with per-sample clipping C and lr tau/C: zeroing out one sample (the "
+                 "paper's fixed, public 1/|D_i| normalisation) moves the aggregate by at most 1/(s_i |D|)"),
+    "replace_one": ("one gradient step per round with per-sample clipping C and lr tau/C: replacing one sample moves "
+                    "the clipped-gradient sum by up to 2C, the aggregate by up to 2/(s_i |D|)")}
+
+
+#: configuration names (the privacy table's series; claims select on them)
+NO_CJ_NAME = "Upcycled-FL / FedProx / FedAvg + proposed PC, no CJ"
+ONE_STEP_NAME = "Upcycled-FL / FedAvg + proposed PC, one step"
+
+
+def cj_name(eps: float, kappa: float | None = None) -> str:
+    """Name of a jammer configuration: the paper's runs (``kappa`` None: its 7x) or the jammer at ``kappa`` x its bound."""
+    return f"proposed PC + CJ, target eps {eps:g}" if kappa is None else f"proposed PC + CJ at {kappa:g}x its bound, target eps {eps:g}"
 
 
 @dataclass(frozen=True)
@@ -61,32 +80,47 @@ def configuration(p: dict, params: dict) -> Configuration:
                              f"[13] {b['accountant']}", fig,
                              b["epsilon"], "Sec. V-A: 'we apply the same DP settings to the algorithm in [13]'", b["delta"], one)
     if one:
-        return Configuration(("femnist", "proposed", None, True), "Upcycled-FL / FedAvg + proposed PC, one step", "proposed", "fig91",
+        return Configuration(("femnist", "proposed", None, True), ONE_STEP_NAME, "proposed", "fig91",
                              p["eps0"], "eq. (21) at the paper's no-CJ level", p["delta0"], True)
+    if p.get("cj_epsilon") is None and p["eps0"] != params["eps0"]:
+        e = p["eps0"]
+        return Configuration(("femnist", "channel_only", e, False), f"FedAvg + proposed PC, receiver noise only, alpha_u for eps {e:g}",
+                             f"channel only, eps {e:g}", "fig8", e, "package ablation: eq. (21) at this level without the jammer",
+                             p["delta0"], False)
     if p.get("cj_epsilon") is None:
-        return Configuration(("femnist", "proposed", None, False), "Upcycled-FL / FedProx / FedAvg + proposed PC, no CJ",
+        return Configuration(("femnist", "proposed", None, False), NO_CJ_NAME,
                              "proposed, no CJ", "fig2-5", p["eps0"], "Sec. V-A: 'our designs achieve privacy level eps = 6.52' (eq. 21)",
                              p["delta0"], False)
-    e = p["cj_epsilon"]
-    return Configuration(("femnist", "cj", e, False), f"proposed PC + CJ, target eps {e:g}", f"CJ target {e:g}", "fig6-8", e,
-                         f"Figs 6-8 legend 'eps = {e:g}' (jammer at {p['kappa']:g}x the bound (22))", p["cj_delta"], False)
+    e, k = p["cj_epsilon"], p["kappa"]
+    if k == params["kappa"]:
+        return Configuration(("femnist", "cj", e, k, False), cj_name(e), f"CJ target {e:g}", "fig6-8", e,
+                             f"Figs 6-8 legend 'eps = {e:g}' (jammer at {k:g}x the bound (22))", p["cj_delta"], False)
+    return Configuration(("femnist", "cj", e, k, False), cj_name(e, k),
+                         f"CJ {k:g}x bound, {e:g}", "fig6-8", e, f"eq. (22)-(23): the jammer at {k:g}x its bound for eps = {e:g}",
+                         p["cj_delta"], False)
 
 
-def certificate(cfg: Configuration, results: list[dict], one_step_sensitivity: bool | None = None) -> Certificate:
+def certificate(cfg: Configuration, results: list[dict], one_step_sensitivity: bool | None = None,
+                adjacency: str = "zero_out", delta: float | None = None) -> Certificate:
     """The certificate of ``cfg`` over its runs' results (the least private seed), under the sensitivity
-    of what was run (default) or, with ``one_step_sensitivity=True``, under the paper's assumption."""
+    of what was run (default) or, with ``one_step_sensitivity=True``, under the paper's assumption;
+    ``adjacency`` in :data:`ADJACENCIES` (it matters for the one-step sensitivity only); ``delta``: the
+    delta to certify at (default: the configuration's)."""
+    if adjacency not in ADJACENCIES:
+        raise ValueError(f"adjacency {adjacency!r} not in {ADJACENCIES}")
     use_one = cfg.one_step if one_step_sensitivity is None else one_step_sensitivity
     key = "mu2_one_step" if use_one else "mu2_update"
     worst = max(results, key=lambda r: r[key])  # largest mu^2 = least private seed
     M = int(worst["num_transmissions"])
     sigma = float(worst["noise_std_eff"])
-    sens = sigma * math.sqrt(float(worst[key]) / M)
-    words = ONE_STEP_ASSUMPTION if use_one else UPDATE_ASSUMPTION
+    factor = 2.0 if use_one and adjacency == "replace_one" else 1.0
+    sens = factor * sigma * math.sqrt(float(worst[key]) / M)
+    words = ONE_STEP_ASSUMPTION[adjacency] if use_one else UPDATE_ASSUMPTION
     if use_one and not cfg.one_step:
         words = "what the paper's accountant assumes (not what was run): " + words
     mech = (f"{cfg.name}: Gaussian receiver (+ jammer) noise on the over-the-air aggregate, {M} releases (every client "
-            "transmits every round, no subsampling)")
-    return Certificate(mech, cfg.nominal_epsilon, cfg.nominal_source, sigma, sens, M, cfg.delta,
+            f"transmits every round, no subsampling), {ADJACENCY_TEXT[adjacency]}")
+    return Certificate(mech, cfg.nominal_epsilon, cfg.nominal_source, sigma, sens, M, cfg.delta if delta is None else delta,
                        assumptions=words + f"; worst client, least private of {len(results)} run(s)")
 
 

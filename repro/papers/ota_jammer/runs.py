@@ -24,3 +24,21 @@ def train(spec: RunSpec, ctx: RunContext) -> dict:
         ctx.log(f"dataset unavailable: {e}")
         return unavailable_result(f"FEMNIST surrogate (MNIST) not available: {e}")
     return run_training(cfg, split, ctx.streams(spec), log=ctx.log)
+
+
+def regime(spec: RunSpec, ctx: RunContext) -> dict:
+    """Regime quantities of one setting at the initial model (fig92): PC bias, noise-to-signal, prox effect."""
+    import torch
+
+    from repro.data import DatasetUnavailableError
+    from repro.papers.ota_jammer import data as otadata
+    from repro.papers.ota_jammer.regime import measure
+
+    torch.set_num_threads(max(1, ctx.threads))
+    cfg = spec.params
+    try:
+        split = otadata.femnist_split(seed=cfg["partition_seed"], size_scale=cfg["size_scale"])
+    except DatasetUnavailableError as e:
+        ctx.log(f"dataset unavailable: {e}")
+        return unavailable_result(f"FEMNIST surrogate (MNIST) not available: {e}")
+    return measure(cfg, split, ctx.streams(spec), log=ctx.log)

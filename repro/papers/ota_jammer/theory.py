@@ -38,6 +38,32 @@ def even_step_coefficient(mu: float, lam: float) -> float:
     return mu / (mu + lam)
 
 
+#: grid value of the server step that Upcycled-FL's even step implies (eq. 9: w + (1 + c_m) * aggregate)
+EVEN_STEP = "even_step"
+
+
+def server_step_schedule(step, num_rounds: int, mu: float, schedule) -> np.ndarray:
+    """Server step per transmission ``[M]``: ``w <- w + step_m * aggregate``.
+
+    ``step`` is a number (constant step; 1 = plain FedAvg/FedProx) or :data:`EVEN_STEP`, the step that
+    Upcycled-FL's even iteration implies: eq. (9) gives ``w_{2m+1} = w_odd + c_m (w_odd - w_{2m-1})``
+    with ``w_odd = w_{2m-1} + aggregate``, i.e. ``w_{2m-1} + (1 + c_m) aggregate``, ``c_m = mu/(mu + lambda_m)``.
+    So Upcycled-FL is FedProx with the server step ``1 + c_m`` (1.4 / 1.2 / 1.1 / 1.05 for the paper's lambda_m).
+    """
+    if step == EVEN_STEP:
+        lam = lambda_schedule(num_rounds, schedule)
+        return 1.0 + np.array([even_step_coefficient(mu, float(x)) for x in lam])
+    v = float(step)
+    if not v > 0:
+        raise ValueError(f"server step must be > 0 or {EVEN_STEP!r}, got {step!r}")
+    return np.full(num_rounds, v)
+
+
+def step_label(step) -> str:
+    """Text of a server-step grid value for tables and legends."""
+    return "1 + c_m (Upcycled's even step)" if step == EVEN_STEP else f"{float(step):g}"
+
+
 def lambda_schedule(num_rounds: int, schedule) -> np.ndarray:
     """lambda_m for m = 1..M from the paper's ranges for M = 80 (D15: m' = ceil(80 m / M)).
 

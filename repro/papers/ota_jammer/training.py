@@ -31,9 +31,9 @@ from repro.papers.ota_jammer import theory
 from repro.papers.ota_jammer.one_step import one_step_updates
 from repro.privacy.ota_accounting import (liu_simeone_epsilon, ma_epsilon_for_noise, ma_epsilon_numeric,
                                           ma_epsilon_per_client, ma_rate)
-from repro.wireless.fading import rayleigh_power_gains
-from repro.wireless.jammer import jammer_min_amplitude, jammer_power
 from repro.privacy.clip import clip_rows, row_norms
+from repro.wireless.fading import rayleigh_power_gains
+from repro.wireless.jammer import jammer_min_amplitude, jammer_model_std, jammer_power
 from repro.wireless.ota import ota_aggregate
 from repro.wireless.power_control import (adaptive_common_gains, baseline_gain_budget, client_amplitudes,
                                           common_gain_cap, power_budget_from_snr, power_feasibility_factors,
@@ -64,7 +64,9 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
     local_rule (epochs|one_step), model (mlp|mlr), rounds M, local_epochs, batch_size, lr, momentum,
     mu, lambda_schedule, tau, one_step_clip, snr_db, sigma_c, eps0/delta0 (calibration target),
     cj_epsilon/cj_delta/kappa (jammer; None = none), baseline (dict: accountant, gamma, epsilon, delta),
-    eval_odd (log Upcycled's odd iterates), eval_train_loss (log the training loss every round).
+    server_step (FedProx / FedAvg / [13]: a number or ``"even_step"``, see ``theory.server_step_schedule``;
+    Upcycled-FL's step is its even iteration, eq. 9), eval_odd (log Upcycled's odd iterates),
+    eval_train_loss (log the training loss every round).
     """
     from repro.models import build_model
 
@@ -95,18 +97,24 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
     at_cap = None if beta is None else float(np.mean(beta >= common_gain_cap(p, gains, P) * (1 - 1e-12)))
     coefs = (even_step_coefficients(mu, theory.lambda_schedule(M, cfg["lambda_schedule"]))
              if algo == "upcycled" else np.zeros(M))
+    if algo == "upcycled" and cfg.get("server_step", 1.0) != 1.0:
+        raise ValueError("Upcycled-FL's server step is its even iteration (eq. 9); server_step must be 1")
+    steps = theory.server_step_schedule(cfg.get("server_step", 1.0), M, float(cfg["mu"]), cfg["lambda_schedule"])
 
-    # local solvers (eqs. 4-6): the engine's FedAvg / FedProx local update; prox added after momentum
+    # local solvers (eqs. 4-6): the engine's FedAvg / FedProx local update. The proximal gradient enters the
+    # momentum buffer (v <- m v + g + mu (w - w_global)), as in the authors' FedProxOptimizer (d_p is the buffer)
     learner = None
     if rule == "epochs":
         setup = FLSetup(model, train, streams, lr=cfg["lr"], batch_size=cfg["batch_size"], local_epochs=cfg["local_epochs"])
-        learner = FedAvg(setup, mu=mu, momentum=cfg["momentum"], prox_in_momentum=False, upload_kind="update")
+        learner = FedAvg(setup, mu=mu, momentum=cfg["momentum"], prox_in_momentum=True, upload_kind="update")
         everyone = setup.clients_or_all(None)
     w = model.init(streams.torch("init"), rows=1)[0]
     noise_gen = streams.torch("dp_noise")
     eval_loss = bool(cfg.get("eval_train_loss", True))
     acc, loss, odd_acc, odd_loss = [], [], [], []
     s_log, ratio_max, clipped, sample_clipped = np.ones((M, K)), 0.0, 0.0, 0.0
+    power_mean = []  # mean over clients of ||x_i||^2 / P_i per round (the clients' transmissions)
+    signal_norm, bias_rel, noise_norm = [], [], []  # regime per round: ||sum p u/s||, PC bias, ||noise||
     a0, l0 = _evaluate(model, w, train, test, eval_loss)
     t0 = time.perf_counter()
     for m in range(M):
@@ -128,17 +136,25 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
         else:
             s, amp = np.ones(K), None
         if amp is not None:
-            ratio_max = max(ratio_max, float(transmit_energy_ratio(amp, upd.norm(dim=1).double().numpy(), P).max()))
+            ratios = transmit_energy_ratio(amp, upd.norm(dim=1).double().numpy(), P)
+            ratio_max = max(ratio_max, float(ratios.max()))
+            power_mean.append(float(ratios.mean()))
         s_log[m] = s
-        agg = ota_aggregate(upd, p32, tau, torch.from_numpy(s).float(), base_noise, float(noise_std[m]))
-        w_odd = w + agg  # eqs. (16)/(19)
+        s32 = torch.from_numpy(s).float()
+        signal = ota_aggregate(upd, p32, tau, s32)  # noiseless aggregate, with the PC's s_i
+        unbiased = ota_aggregate(upd, p32, tau, torch.ones(K))  # the same with every s_i = 1
+        signal_norm.append(float(signal.norm()))
+        bias_rel.append(float((signal - unbiased).norm() / unbiased.norm().clamp(min=1e-30)))
+        noise_norm.append(float(noise_std[m]) * float(base_noise.norm()))
+        agg = signal + float(noise_std[m]) * base_noise if noise_std[m] > 0 else signal  # eqs. (16)/(19)
+        w_odd = w + agg
         if algo == "upcycled":
             if cfg.get("eval_odd", False):
                 a, l_ = _evaluate(model, w_odd, train, test, eval_loss)
                 odd_acc.append(a), odd_loss.append(l_)
             w = even_step(w_odd, w, float(coefs[m]))  # eq. (9), no data, no privacy cost
         else:
-            w = w_odd
+            w = w + float(steps[m]) * agg  # server step (1 = FedAvg/FedProx as printed)
         a, l_ = _evaluate(model, w, train, test, eval_loss)
         acc.append(a), loss.append(l_)
         if (m + 1) % max(1, M // 4) == 0 or m == M - 1:
@@ -150,7 +166,12 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
            "dataset_size": D, "num_clients": K, "num_params": d, "power_budget": P, "p_max": float(p.max()),
            "max_power_ratio": ratio_max, "min_s": float(s_log.min()), "frac_s_above_1": float((s_log > 1).mean()),
            "frac_clipped": clipped, "num_transmissions": M,
-           "num_iterations": 2 * M if algo == "upcycled" else M, "noise_std_mean": float(np.mean(noise_std))}
+           "num_iterations": 2 * M if algo == "upcycled" else M, "noise_std_mean": float(np.mean(noise_std)),
+           "server_step_mean": float(np.mean(1.0 + coefs if algo == "upcycled" else steps)),
+           "signal_norm_median": float(np.median(signal_norm)), "pc_bias_rel_mean": float(np.mean(bias_rel)),
+           "noise_to_signal_median": float(np.median(np.asarray(noise_norm) / np.maximum(signal_norm, 1e-30)))}
+    if power_mean:
+        out["tx_power_ratio_mean"] = float(np.mean(power_mean))
     if rule == "one_step":
         out["frac_samples_clipped"] = sample_clipped
     if mode != "nonprivate":
@@ -160,6 +181,7 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
     if mode == "proposed" and cfg.get("cj_epsilon") is not None:
         amp_cj = cfg.get("kappa", 7.0) * jammer_min_amplitude(cal.alpha_u, h_cj, cal.required_var, cfg["sigma_c"])
         out["jammer_power_over_P_median"] = float(np.median(jammer_power(amp_cj, d)) / P)
+        out["jammer_std_bound"] = jammer_model_std(cal.required_var, cal.channel_std ** 2, 1.0)  # eq. (22), kappa = 1
     return out
 
 

@@ -6,7 +6,7 @@ import torch
 from repro.algorithms.upcycled import even_step, even_step_coefficients
 from repro.experiment import ConfigError, figure_specs, load_params, run_specs
 
-FIGS = [f"fig{i}" for i in range(1, 11)] + ["fig91", "table91", "privacy"]
+FIGS = [f"fig{i}" for i in range(1, 11)] + ["fig91", "fig92", "table91", "table92", "privacy"]
 
 
 def test_paper_profile_defaults_are_the_papers_settings():
@@ -30,7 +30,15 @@ def test_figures_and_run_sharing(profile):
     ma_only = p["baseline_accountants"] == ["ma"]
     assert (figs["fig2"].run_ids == figs["fig4"].run_ids) == ma_only
     assert len(figs["fig2"].run_ids) == (5 if ma_only else 6) * n
-    assert len(figs["fig6"].run_ids) == 4 * n and len(figs["fig91"].run_ids) == 3 * n
+    # fig6: 7x-bound targets, bound runs, no jammer; fig8 also the channel-only ablation
+    per_algo = len(p["cj_epsilons"]) + len(p["bound_cj_epsilons"]) + 1
+    assert len(figs["fig6"].run_ids) == per_algo * n
+    assert len(figs["fig8"].run_ids) == (per_algo + len(p["channel_only_epsilons"])) * n
+    assert len(figs["fig91"].run_ids) == (2 + len(p["one_step_baseline_accountants"])) * n
+    # table92: every baseline (3 with E epochs, 2 one-step, 2 i.i.d.) on the same server-step grid, tuning seed only
+    assert len(figs["table92"].run_ids) == 7 * len(p["server_step_grid"])
+    assert {r.seed for r in figs["table92"].runs} == {p["tuning_seed"]}
+    assert "even_step" in p["server_step_grid"] and figs["fig92"].kind == "table"
     tuning = [r for r in figs["table91"].runs if r.seed == p["tuning_seed"]]
     assert len(tuning) == len(p["tuning_datasets"]) * len(p["tuning_gammas"])
     assert all(r.params["mode"] == "baseline13" for r in figs["table91"].runs)
@@ -40,10 +48,11 @@ def test_figures_and_run_sharing(profile):
 def test_quick_profile_keeps_the_papers_privacy_levels_and_seeds():
     q, paper = load_params("ota_jammer", "quick"), load_params("ota_jammer", "paper")
     for k in ("eps0", "delta0", "cj_epsilons", "cj_delta", "kappa", "iid_eps", "iid_delta", "snr_db", "tau", "iid_tau",
-              "hidden", "size_scale", "lr", "batch_size", "mu"):
+              "hidden", "lr", "batch_size", "mu"):
         assert q[k] == paper[k], k
     assert len(q["seeds"]) >= 3 and q["profile_note"]
-    assert len(run_specs("ota_jammer", "quick")) == 21 * len(q["seeds"]) + len(q["tuning_datasets"]) * len(q["tuning_gammas"])
+    # the regime: alpha_u = |D| sqrt(2 S*/M) is the paper's when |D| scales with sqrt(M) (fig92)
+    assert abs(q["size_scale"] ** 2 * paper["rounds"] / q["rounds"] - 1) < 1e-12
 
 
 @pytest.mark.parametrize("override,match", [
@@ -57,6 +66,9 @@ def test_quick_profile_keeps_the_papers_privacy_levels_and_seeds():
     ({"lambda_schedule": [[1, 25, 0.15], [27, 80, 0.4]]}, "lambda_schedule"),
     ({"num_clients": 10}, "num_clients"),
     ({"seeds": [0, 0]}, "seeds"),
+    ({"server_step_grid": [1.0, 0.0]}, "server_step_grid"),
+    ({"server_step": {"fedavg": 2.5}}, "server_step"),
+    ({"bound_cj_epsilons": [7.0]}, "bound_cj_epsilons"),
 ])
 def test_bad_parameters_are_refused_with_the_key_named(override, match):
     with pytest.raises(ConfigError, match=match):
