@@ -31,7 +31,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class BoundConstants:
-    """Free constants of the bounds (guide D10): Young's-inequality weights and Assumption 1."""
+    """Free constants of the bounds (README, decisions): Young's-inequality weights and Assumption 1."""
 
     phi1: float = 1.0  # phi_1 of Lemma 1 (26)
     phi2: float = 1e-3  # phi_2 of Lemma 1 (26)
@@ -76,7 +76,7 @@ def g_pl(lam, g0: float, mu: float, k: BoundConstants = BoundConstants()):
 
 
 def eps_pl_target(mu: float, fraction: float = 0.99) -> float:
-    """The common PL contraction target ``1 - f mu^2 / 4`` (guide D10; f < 1 keeps Omega0 open)."""
+    """The common PL contraction target ``1 - f mu^2 / 4`` (README, decisions; f < 1 keeps Omega0 open)."""
     return 1 - fraction * mu**2 / 4
 
 

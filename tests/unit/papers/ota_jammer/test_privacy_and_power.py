@@ -1,4 +1,4 @@
-"""Guide §3 expected values and properties of the ota_jammer accountant, power control and jammer."""
+"""Expected values (from the paper's equations) and properties of the ota_jammer accountant, power control and jammer."""
 
 import math
 

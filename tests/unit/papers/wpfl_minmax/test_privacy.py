@@ -10,7 +10,7 @@ from repro.privacy.quantized_gaussian import (
     wpfl_delta, wpfl_delta_floor, wpfl_sigma_dp, wpfl_sigma_small_sigma_approx)
 
 T0S = (5, 10, 15, 20, 25, 30)
-COMPUTED = {  # guide §3, computed from eq. (23)
+COMPUTED = {  # computed from eq. (23) (Table II)
     (3, 1e-3): [0.00183, 0.00367, 0.00551, 0.00736, 0.00922, 0.01108],
     (7, 1e-3): [0.00427, 0.00855, 0.01285, 0.01717, 0.02150, 0.02585],
     (20, 5e-3): [0.00243, 0.00487, 0.00731, 0.00975, 0.01220, 0.01464],

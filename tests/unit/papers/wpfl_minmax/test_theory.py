@@ -5,7 +5,7 @@ from scipy.optimize import minimize_scalar
 from repro.papers.wpfl_minmax import theory as th
 from repro.privacy.quantized_gaussian import quantizer_max_error
 
-CONFIGS = {  # |w|, C, sigma(T0 = 20); guide §3 table
+CONFIGS = {  # |w|, C, sigma(T0 = 20) of Table II
     "dnn_mnist": (79510, 7, 0.016, 0.03874, 0.996766, 0.981957, (0.00906, 0.12150, 0.14850), 0.06942, 0.06858),
     "mlr_mnist": (7850, 3, 0.006, 0.17577, 0.990564, 0.995817, (0.00209, 0.05850, 0.07150), 0.03276, 0.03255),
     "cnn_fmnist": (582026, 20, 0.009, 0.14863, 0.998281, 0.999381, (0.00031, 0.02250, 0.02750), 0.01246, 0.01242),
