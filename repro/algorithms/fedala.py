@@ -20,6 +20,10 @@ from repro.algorithms.base import FLAlgorithm, FLSetup
 from repro.engine.schedule import BatchPlan
 from repro.engine.train import batch_grad, local_sgd
 
+#: with every client taking part, ALA's start phase (up to ``start_phase_max_epochs``) happens in round
+#: index 1, so a job's first two rounds contain it (cost probes time it as a once-per-job cost)
+START_PHASE_WITHIN_ROUNDS = 2
+
 
 @dataclass
 class FedALAState:

@@ -1,31 +1,109 @@
-"""repro.costs: probes shorten a run and scale its time; every run is counted once per paper."""
+"""repro.costs: probes split runs into parts of equal cost per round, measure each part once on a short
+and a long copy, and count every run once per paper."""
 
 import pytest
 
 from repro import costs
 from repro import experiment as ex
 from repro.papers.dp_ditto import experiments as dpx
+from repro.papers.ota_jammer import experiments as otx
+from repro.papers.wpfl_minmax import experiments as wpx
 
 
-def test_dp_ditto_probe_cuts_every_job_and_scales_by_the_rounds():
-    specs = [s for s in ex.run_specs("dp_ditto", "smoke").values() if s.task in ("ditto_batch", "baseline_batch")]
+def _probe_specs(slug, task):
+    return [s for s in ex.run_specs(slug, "smoke").values() if s.task in task]
+
+
+def test_dp_ditto_parts_cover_every_job_and_cut_one_job_to_the_probe_lengths():
+    specs = _probe_specs("dp_ditto", ("ditto_batch", "baseline_batch"))
     assert specs
     for spec in specs:
         probe = dpx.cost_probe(spec, 1)
-        full = sum(j["T"] for j in spec.params["jobs"])
-        assert all(j["T"] == 1 for j in probe.spec.params["jobs"])
-        assert probe.scale == pytest.approx(full / len(spec.params["jobs"])) and probe.rounds == full
-        assert probe.spec.run_id != spec.run_id and probe.spec.task == spec.task
-    fig2 = next(s for s in ex.run_specs("dp_ditto", "smoke").values() if s.task == "fig2")
+        jobs = spec.params["jobs"]
+        assert sum(p.full_units for p in probe.parts) == sum(j["T"] for j in jobs) == probe.rounds
+        assert sum(p.jobs for p in probe.parts) == len(jobs)
+        for part in probe.parts:
+            assert [j["T"] for j in part.short.params["jobs"]] == [part.short_units]
+            assert [j["T"] for j in part.long.params["jobs"]] == [part.long_units]
+            lead = 2 if "fedala" in part.key else 0  # FedALA's start phase is timed as a fixed cost
+            assert (part.short_units, part.long_units) == (lead + 1, lead + 2)
+            assert part.short.run_id != spec.run_id and part.short.task == spec.task
+    fig2 = _probe_specs("dp_ditto", ("fig2",))[0]
     assert dpx.cost_probe(fig2, 1) is None  # timed in full
     with pytest.raises(ValueError, match="rounds"):
         dpx.cost_probe(specs[0], 0)
 
 
+def test_wpfl_probe_trains_one_series_for_the_probe_rounds_only():
+    spec = next(s for s in _probe_specs("wpfl_minmax", ("train_group",)) if s.params["group"] == "mech")
+    probe = wpx.cost_probe(spec, 1)
+    (part,) = probe.parts  # every WPFL series (S2-S6) has the same arithmetic per round
+    st = spec.params["settings"]
+    per_t0 = [-(-st["num_clients"] * t // st["num_subchannels"]) for t in spec.params["t0s"]]
+    assert part.full_units == 5 * len(spec.params["seeds"]) * sum(per_t0)
+    fn = ex.tasks("wpfl_minmax")["train_group"].resolve()
+    ctx = ex.RunContext(profile="smoke", run_id=part.short.run_id, device="cpu", threads=1, log=lambda m: None)
+    out = fn(part.short, ctx)
+    (block,) = out["per_seed"].values()
+    assert list(block["series"]) == ["S2"] and not out["tuning"]
+    (res,) = block["series"]["S2"].values()
+    assert res["rounds"] == 1
+
+
+def test_ota_probe_cuts_rounds_and_shares_a_key_across_privacy_settings():
+    specs = _probe_specs("ota_jammer", ("train",))
+    keys = {}
+    for spec in specs:
+        (part,) = otx.cost_probe(spec, 1).parts
+        assert part.short.params["rounds"] == 2 and part.long.params["rounds"] == 4  # odd and even iterations
+        assert part.full_units == spec.params["rounds"]
+        keys.setdefault(part.key, set()).add((spec.params.get("epsilon"), spec.params["mode"], spec.seed))
+    assert len(keys) < len(specs) and max(len(v) for v in keys.values()) > 1
+
+
+def test_fit_line_recovers_fixed_and_per_round_cost():
+    assert costs.fit_line(1, 2, 5.0 + 3.0, 5.0 + 6.0) == pytest.approx((5.0, 3.0))
+    assert costs.fit_line(1, 2, 4.0, 3.0) == (4.0, 0.0)  # timing noise never gives a negative cost
+
+
+def test_parts_with_one_key_are_measured_once_and_scaled(monkeypatch):
+    spec = ex.RunSpec("ota_jammer", "train", {"rounds": 3}, 0)
+    calls = []
+
+    def fake_execute(slug, s, profile, device):
+        calls.append(s.params["units"])
+        return 0.0, 2.0 + 0.5 * s.params["units"], {"status": "ok"}  # 2 s per job + 0.5 s per round
+
+    def probe(spec, rounds):
+        mk = lambda u: ex.RunSpec("ota_jammer", "train", {"units": u}, 0)  # noqa: E731
+        return costs.Probe([costs.ProbePart("k", mk(1), mk(2), 1, 2, full_units=100, jobs=4, data="d")], rounds=100)
+
+    monkeypatch.setattr(costs, "_execute", fake_execute)
+    monkeypatch.setattr(otx, "cost_probe", probe)
+    cache = {}
+    a = costs.measure_run("ota_jammer", spec, "smoke", 1, "cpu", lambda m: None, cache)
+    b = costs.measure_run("ota_jammer", spec, "smoke", 1, "cpu", lambda m: None, cache)
+    assert a.cpu_s == b.cpu_s == pytest.approx(4 * 2.0 + 100 * 0.5)
+    assert len(calls) <= 3  # warm-up (first use of the data), short, long; the second run reuses them
+    skipped = costs.measure_run("ota_jammer", spec, "smoke", 1, "cpu", lambda m: None, {}, select=lambda k: False)
+    assert skipped.unavailable and skipped.cpu_s == 0  # not measured is said, never counted as zero cost
+
+
+def test_store_round_trips_and_ignores_other_settings(tmp_path):
+    path = tmp_path / "c.json"
+    units = {"p": {"k": costs.UnitCost(0.5, 0.6, 1.0, 1.1)}}
+    costs.save_store(path, "paper", "cpu", 1, units)
+    assert costs.load_store(path, "paper", "cpu", 1) == units
+    assert costs.load_store(path, "paper", "cuda", 1) == {}
+    path.write_text("{not json")
+    with pytest.raises(SystemExit, match="remeasure"):
+        costs.load_store(path, "paper", "cpu", 1)
+
+
 def test_cost_table_counts_shared_runs_once():
     results = {"age_dp": costs.paper_costs("age_dp", "smoke", rounds=1, device="cpu", log=lambda m: None)}
     table = costs.cost_markdown(results, "smoke", "cpu", 1)
-    run_costs, per_fig = results["age_dp"]
+    run_costs, per_fig, _ = results["age_dp"]
     shared = sum(len(r) for _, r in per_fig)
     assert shared > len(run_costs)  # some runs feed several figures ...
     total = next(line for line in table.splitlines() if "total (each run once)" in line)

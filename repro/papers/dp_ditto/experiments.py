@@ -334,22 +334,42 @@ TASKS = {
 }
 
 
-def cost_probe(spec: RunSpec, rounds: int):
-    """``repro.costs`` hook: the batch with every job cut to at most ``rounds`` communication rounds.
+def _cost_signature(task: str, job: dict) -> str:
+    """What sets a job's arithmetic: DP-Ditto's stacked lambda grid and the lambdas evaluated every round,
+    or the baseline and the hyper-parameters that change its work (pFedMe's inner steps)."""
+    if task == "ditto_batch":
+        return f"ditto x{len(job['lambdas'])} lambdas, {len(job.get('per_round') or [])} tracked per round"
+    inner = (job.get("hp") or {}).get("inner_steps")
+    return f"{job['algorithm']}" + (f" K={inner}" if inner else "") + (f", {job['eval_split']}" if job.get("eval_split") else "")
 
-    A job's training cost grows linearly with its T (one round = the same local epochs and evaluation), so
-    the full batch costs ``sum T / sum min(T, rounds)`` times the probe (the data loading is counted in the
-    probe, which makes the estimate an upper bound). Fig. 2's run (short constant estimation) is timed in full.
-    """
-    from repro.costs import Probe
+
+def cost_probe(spec: RunSpec, rounds: int):
+    """``repro.costs`` hook: one part per cost signature of the batch's jobs (a job costs its final
+    evaluation plus T rounds; seeds, epsilons and clipping change no arithmetic), measured on the first job
+    of that signature cut to ``rounds`` and ``2 x rounds`` rounds. Fig. 2's run is timed in full."""
+    from repro.algorithms.fedala import START_PHASE_WITHIN_ROUNDS
+    from repro.costs import Probe, ProbePart
 
     if spec.task not in ("ditto_batch", "baseline_batch"):
         return None
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds}")
-    jobs = spec.params["jobs"]
-    full = sum(int(j["T"]) for j in jobs)
-    short = [{**j, "T": min(int(j["T"]), rounds)} for j in jobs]
-    probed = sum(j["T"] for j in short)
-    return Probe(RunSpec(spec.paper, spec.task, {**spec.params, "jobs": short}, spec.seed), scale=full / probed,
-                 rounds=full)
+    common = {k: v for k, v in spec.params.items() if k != "jobs"}
+    data = "/".join(str(common.get(k)) for k in ("model", "cnn", "dataset", "partition", "num_clients", "train_per_client",
+                                                 "test_per_client", "batch_size", "local_epochs"))
+    groups: dict[str, list] = {}
+    for job in spec.params["jobs"]:
+        groups.setdefault(_cost_signature(spec.task, job), []).append(job)
+
+    def cut(job, t):
+        return RunSpec(spec.paper, spec.task, {**common, "jobs": [{**job, "T": t}]}, spec.seed)
+
+    parts = []
+    for sig, jobs in groups.items():
+        # FedALA's start phase (its first rounds of adaptive aggregation, up to 50 epochs) is paid once per
+        # job: both probes include it, so that it counts as fixed cost and not as per-round work
+        lead = START_PHASE_WITHIN_ROUNDS if sig.startswith("fedala") else 0
+        short, long = lead + rounds, lead + 2 * rounds
+        parts.append(ProbePart(f"{data}: {sig}", cut(jobs[0], short), cut(jobs[0], long), short, long,
+                               full_units=sum(int(j["T"]) for j in jobs), jobs=len(jobs), data=data))
+    return Probe(parts, rounds=sum(int(j["T"]) for j in spec.params["jobs"]))

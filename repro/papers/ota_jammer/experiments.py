@@ -298,3 +298,31 @@ def validate(params: dict) -> None:
                               "noise alone gives; claim C3)")
     if params["classes_per_client"] > params["num_classes"]:
         raise ConfigError(f"classes_per_client {params['classes_per_client']} exceeds num_classes {params['num_classes']}")
+
+
+#: the parameters that set a training's arithmetic per round (the others: privacy targets, power control,
+#: channel and noise levels, server steps, only change numbers)
+_COST_KEYS = ("data", "num_clients", "size_scale", "model", "hidden", "num_classes", "local_rule", "local_epochs",
+              "batch_size", "algorithm", "eval_odd", "eval_train_loss")
+
+
+def cost_probe(spec: RunSpec, rounds: int):
+    """``repro.costs`` hook: a training costs its set-up plus M rounds; measured on copies with ``rounds``
+    and ``2 x rounds`` rounds (at least 2 and 4, so that Upcycled-FL's odd and even iterations are both
+    timed), shared by every run with the same arithmetic (:data:`_COST_KEYS`)."""
+    from repro.costs import Probe, ProbePart
+
+    if spec.task != "train":
+        return None
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds}")
+    p = spec.params
+    short = max(2, 2 * ((rounds + 1) // 2))
+    key = ", ".join(f"{k}={p[k]}" for k in _COST_KEYS if k in p)
+
+    def cut(m):
+        return RunSpec(spec.paper, spec.task, {**p, "rounds": m}, spec.seed)
+
+    return Probe([ProbePart(key, cut(short), cut(2 * short), short, 2 * short, full_units=int(p["rounds"]),
+                            data=f"{p['data']}/{p.get('size_scale')}/{p.get('num_clients')}")],
+                 rounds=int(p["rounds"]))

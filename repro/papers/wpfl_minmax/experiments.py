@@ -138,3 +138,52 @@ TASKS = {
     "regime": Task("repro.papers.wpfl_minmax.runs:regime"),
     "train_group": Task("repro.papers.wpfl_minmax.runs:train_group", gpu=True),
 }
+
+
+def _cost_class(series: str) -> str:
+    """Series with the same arithmetic per round: every WPFL series (S1-S10: tau steps of (20a) for the
+    scheduled clients and (20b) for all, quantized uploads) or one PFL baseline."""
+    from repro.papers.wpfl_minmax.training import SERIES
+
+    algo = SERIES[series].algorithm
+    return "WPFL (S1-S10)" if algo == "wpfl" else f"{SERIES[series].label} ({series})"
+
+
+def cost_probe(spec: RunSpec, rounds: int):
+    """``repro.costs`` hook for ``train_group``: one part per cost class of the group's series, measured on one
+    series, the first seed and the smallest T0, stopped after ``rounds`` / ``2 x rounds`` rounds, without the
+    learning-rate sweep. Full rounds per training are counted as ceil(N T0 / K), the fewest with which every
+    client makes T0 uploads over K subchannels (a lower bound: the quick runs took 2.0-2.4 T0 rounds for
+    N / K = 2, the cap is 4 T0); the sweep adds |tuning_lrs| trainings at the smallest T0 per tuned series."""
+    import math
+
+    from repro.costs import Probe, ProbePart
+    from repro.algorithms.fedala import START_PHASE_WITHIN_ROUNDS
+    from repro.papers.wpfl_minmax.training import GROUPS, TUNED
+
+    if spec.task != "train_group":
+        return None
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds}")
+    p, st = spec.params, spec.params["settings"]
+    t0s, seeds, lrs = [int(t) for t in p["t0s"]], p["seeds"], st["tuning_lrs"]
+    per_t0 = {t: math.ceil(int(st["num_clients"]) * t / int(st["num_subchannels"])) for t in t0s}
+    classes: dict[str, list] = {}
+    for s in GROUPS[p["group"]]:
+        classes.setdefault(_cost_class(s), []).append(s)
+    parts = []
+    for cls, members in classes.items():
+        tuned = [s for s in members if s in TUNED]
+        jobs = len(members) * len(seeds) * len(t0s) + len(tuned) * len(lrs)
+        units = len(members) * len(seeds) * sum(per_t0.values()) + len(tuned) * len(lrs) * per_t0[min(t0s)]
+
+        def cut(r, s=members[0]):
+            return RunSpec(spec.paper, spec.task, {**p, "seeds": seeds[:1], "t0s": [min(t0s)], "probe_series": [s],
+                                                   "round_curves": False, "settings": {**st, "probe_max_rounds": r}},
+                           spec.seed)
+        lead = START_PHASE_WITHIN_ROUNDS if "FedALA" in cls else 0  # its start phase is a fixed cost
+        parts.append(ProbePart(f"{p['config']}: {cls}", cut(lead + rounds), cut(lead + 2 * rounds), lead + rounds,
+                               lead + 2 * rounds,
+                               full_units=units, jobs=jobs, data=p["config"]))
+    return Probe(parts, rounds=sum(pt.full_units for pt in parts))
+

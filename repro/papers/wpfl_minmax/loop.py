@@ -128,6 +128,8 @@ def rounds(env: Environment, policy: str, t0: int):
     stage1 = Stage1(env, policy)
     uploads = np.zeros(env.num_clients, np.int64)
     cap = int(env.params["round_cap_factor"]) * t0
+    if env.params.get("probe_max_rounds"):  # a cost probe (repro.costs) times only the first rounds
+        cap = min(cap, int(env.params["probe_max_rounds"]))
     t = 1
     while (uploads < t0).any() and t <= cap:
         ul = chan.uplink(streams.torch("channel_ul", key=t))
