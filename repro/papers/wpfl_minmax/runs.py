@@ -135,14 +135,16 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
     t_max, t_bits = max(t0s), int(spec.params["bits_t0"])
     out = {"config": cfg, "group": group, "seeds": seeds, "t0s": t0s, "tuning": {}, "per_seed": {}}
     lrs = {}
+    done, total = 0, len(seeds) * len(spec.params.get("probe_series") or GROUPS[group]) * sum(t0s)
     for k, seed in enumerate(seeds):
         try:
             env = build_environment(cfg, params, seed, device=ctx.device)
         except DatasetUnavailableError:
             return unavailable_result(f"dataset {CONFIG_DATASET[cfg]} not available offline")
         ctx.log(f"{cfg} seed {seed}: G0 = {env.g0:.4g}, M = {env.m_bound:.4g} (Assumption 1, from the initial model)")
-        if k == 0:
-            for series in GROUPS[group]:
+        members = spec.params.get("probe_series") or GROUPS[group]  # a cost probe trains one series only
+        if k == 0 and not spec.params.get("probe_series"):
+            for series in members:
                 if series in TUNED:
                     tune = tune_learning_rate(env, series, min(t0s), params["tuning_lrs"], log=ctx.log)
                     out["tuning"][series] = tune
@@ -151,7 +153,7 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
             if group == "sched":  # Proposed on the same validation split, for the tuned comparison beside C1/C2
                 out["validation_proposed"] = validation_accuracy(env, "S1", min(t0s))
         block = {"g0": env.g0, "m_bound": env.m_bound, "series": {}}
-        for series in GROUPS[group]:
+        for series in members:
             block["series"][series] = {}
             for t0 in t0s:
                 curve = t0 == t_max and series in ("S1", *GROUPS["pfl"]) and spec.params["round_curves"]  # Fig. 5
@@ -162,7 +164,9 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
                 if not ev:
                     res.pop("records", None)
                 block["series"][series][str(t0)] = res
-        if group == "proposed":
+                done += t0  # work ~ T0 rounds per training
+                ctx.progress(done, total, f"{cfg} {group}: T0-rounds trained")
+        if group == "proposed" and not spec.params.get("probe_series"):
             block["p7_response"] = p7_response(env, t0s)
         out["per_seed"][str(seed)] = block
     return out
