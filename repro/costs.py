@@ -42,7 +42,6 @@ class ProbePart:
     long_units: float
     full_units: float
     jobs: int = 1
-    flops_per_unit: float | None = None
     data: str = ""  # parts with the same data share what the first one loaded (it gets a warm-up run)
 
 
@@ -71,6 +70,8 @@ class UnitCost:
     fixed_cpu_s: float = 0.0
     fixed_wall_s: float = 0.0
     unavailable: str = ""
+    flops: float | None = None  # counted FLOPs per unit and per job (torch's FlopCounterMode), when counted
+    fixed_flops: float | None = None
 
     def of(self, jobs: int, units: float) -> tuple[float, float]:
         return jobs * self.fixed_cpu_s + units * self.cpu_s, jobs * self.fixed_wall_s + units * self.wall_s
@@ -92,6 +93,7 @@ class RunCost:
     flops: float | None = None
     probed: bool = True
     unavailable: str = ""
+    partly: str = ""  # why some of its parts were not measured (its cost is then a lower bound)
     recorded: bool = False
     figures: list = field(default_factory=list)
 
@@ -128,6 +130,23 @@ def _execute(slug: str, spec: ex.RunSpec, profile: str, device: str) -> tuple[fl
 _WARM: set = set()  # data already loaded in this process (see ProbePart.data)
 
 
+def _count_flops(slug: str, spec: ex.RunSpec, profile: str, device: str) -> float:
+    """FLOPs of one execution (matrix products and convolutions, forward and backward), counted by
+    torch's FlopCounterMode in a separate, untimed execution (counting slows small operations down)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as counter:
+        _execute(slug, spec, profile, device)
+    return float(counter.get_total_flops())
+
+
+def add_flops(slug: str, part: ProbePart, unit: UnitCost, profile: str, device: str, log) -> None:
+    """Count the part's FLOPs per job and per unit (short and long copy, as for the time)."""
+    f1, f2 = _count_flops(slug, part.short, profile, device), _count_flops(slug, part.long, profile, device)
+    unit.fixed_flops, unit.flops = fit_line(part.short_units, part.long_units, f1, f2)
+    log(f"{slug} [{part.key}]: {unit.fixed_flops / 1e9:.3g} GFLOP per job + {unit.flops / 1e9:.3g} GFLOP per unit")
+
+
 def _measure_part(slug: str, part: ProbePart, profile: str, device: str, log) -> UnitCost:
     """Short job, long job (after a warm-up short job the first time the part's data is used)."""
     if (slug, part.data) not in _WARM:
@@ -148,10 +167,11 @@ def _measure_part(slug: str, part: ProbePart, profile: str, device: str, log) ->
 
 
 def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: str, log,
-                cache: dict | None = None, select=None, on_new=None) -> RunCost:
+                cache: dict | None = None, select=None, on_new=None, flops: bool = False) -> RunCost:
     """Cost of one run; ``cache`` (key -> :class:`UnitCost`) shares measurements between runs (and between
     invocations when it was loaded from a store); ``select(key)`` says which parts missing from it to measure;
-    ``on_new()`` is called after each new measurement (to store it). A run already executed under this
+    ``on_new()`` is called after each new measurement (to store it); ``flops``: also count the FLOPs of the
+    selected parts (two more, untimed executions per part). A run already executed under this
     profile (its result file records its CPU time on this device) is not probed: its record is its cost."""
     cache = {} if cache is None else cache
     recorded = _recorded(slug, spec, profile, device)
@@ -166,7 +186,7 @@ def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: 
         log(f"{slug}/{spec.run_id}: timed in full, {wall:.1f} s wall, {cpu:.1f} s CPU")
         return RunCost(spec.run_id, spec.task, 0, cpu, wall, probed=False, unavailable=why)
     cpu = wall = 0.0
-    flops, missing = [], []
+    counted, missing = [], []
     for part in probe.parts:
         if part.key not in cache:
             if select is not None and not select(part.key):
@@ -175,27 +195,34 @@ def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: 
             cache[part.key] = _measure_part(slug, part, profile, device, log)
             if on_new is not None:
                 on_new()
+        if flops and cache[part.key].flops is None and not cache[part.key].unavailable \
+                and (select is None or select(part.key)):
+            add_flops(slug, part, cache[part.key], profile, device, log)
+            if on_new is not None:
+                on_new()
         unit = cache[part.key]
         if unit.unavailable:
             missing.append(unit.unavailable)
             continue
         c, w = unit.of(part.jobs, part.full_units)
         cpu, wall = cpu + c, wall + w
-        if part.flops_per_unit:
-            flops.append(part.flops_per_unit * part.full_units)
-    return RunCost(spec.run_id, spec.task, probe.rounds, cpu, wall, sum(flops) if flops else None,
-                   unavailable="; ".join(sorted(set(missing))))
+        counted.append(None if unit.flops is None else part.jobs * unit.fixed_flops + part.full_units * unit.flops)
+    total_flops = None if not counted or None in counted else sum(counted)
+    whole = len(missing) == len(probe.parts)  # nothing measured: the run is 'not measured'; else a lower bound
+    return RunCost(spec.run_id, spec.task, probe.rounds, cpu, wall, total_flops,
+                   unavailable="; ".join(sorted(set(missing))) if whole else "",
+                   partly="; ".join(sorted(set(missing))) if missing and not whole else "")
 
 
 def paper_costs(slug: str, profile: str, rounds: int, device: str, log=print, cache: dict | None = None,
-                select=None, on_new=None) -> tuple[dict, list, dict]:
+                select=None, on_new=None, flops: bool = False) -> tuple[dict, list, dict]:
     """(run id -> RunCost, [(figure, its run ids)], key -> UnitCost) for one paper; ``cache``: measurements
     already made (key -> UnitCost), extended in place."""
     figs = ex.figure_specs(slug, profile)
     specs = ex.run_specs(slug, profile)
     costs, cache = {}, ({} if cache is None else cache)
     for rid, spec in sorted(specs.items()):
-        costs[rid] = measure_run(slug, spec, profile, rounds, device, log, cache, select, on_new)
+        costs[rid] = measure_run(slug, spec, profile, rounds, device, log, cache, select, on_new, flops)
     per_fig = [(f, f.run_ids) for f in figs]
     for f, rids in per_fig:
         for r in rids:
@@ -207,17 +234,28 @@ def _hours(s: float) -> str:
     return f"{s / 3600:.2f}" if s >= 36 else f"{s / 3600:.4f}"
 
 
+def _reasons(cs: list) -> str:
+    """'k not measured (why)' for the runs of ``cs`` that were not measured, grouped by reason."""
+    why: dict[tuple, int] = {}
+    for c in cs:
+        for kind, text in (("not measured", c.unavailable), ("partly measured, lower bound", c.partly)):
+            if text:
+                short = "dataset not available offline" if "not available" in text else text
+                why[(kind, short)] = why.get((kind, short), 0) + 1
+    return "; ".join(f"{n} {kind} ({w})" for (kind, w), n in sorted(why.items()))
+
+
 def _row(label: str, fig: str, cs: list, bold: bool = False) -> str:
-    """One table row over runs ``cs``: runs not measured (dataset missing) are counted and named."""
+    """One table row over runs ``cs`` (runs not measured are excluded from the sums and named)."""
     measured = [c for c in cs if not c.unavailable]
-    fl = [c.flops for c in measured if c.flops]
+    probed = [c for c in measured if c.probed]
     cpu, wall = sum(c.cpu_s for c in measured), sum(c.wall_s for c in measured)
+    counted = [c.flops for c in probed if c.flops is not None]
+    tflop = (f"{sum(counted) / 1e12:,.1f}" + ("" if len(counted) == len(probed) else f" ({len(counted)} of {len(probed)} runs)")
+             if counted else "")
     b = "**" if bold else ""
-    missing = len(cs) - len(measured)
-    note = f"{missing} not measured" if missing else ""
-    return (f"| {label} | {fig} | {len(cs)} | {sum(c.rounds for c in cs)} | {sum(fl) / 1e12:.1f} | " if fl else
-            f"| {label} | {fig} | {len(cs)} | {sum(c.rounds for c in cs)} | | ") + \
-        f"{b}{_hours(cpu)}{b} | {b}{_hours(wall)}{b} | {note} |"
+    return (f"| {label} | {fig} | {len(cs)} | {sum(c.rounds for c in measured):,} | {tflop} | {b}{_hours(cpu)}{b} | "
+            f"{b}{_hours(wall)}{b} | {_reasons(cs)} |")
 
 
 def cost_markdown(results: dict, profile: str, device: str, rounds: int) -> str:
@@ -227,23 +265,32 @@ def cost_markdown(results: dict, profile: str, device: str, rounds: int) -> str:
 
     lines = [f"# Measured cost of the `{profile}` profile on `{device}`", "",
              f"Machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch thread(s); "
-             f"{'GPU ' + torch.cuda.get_device_name() if device.startswith('cuda') else 'CPU only'}. Every training "
-             f"run was split into parts of equal cost per job-round; each distinct part was timed on a probe of "
-             f"{rounds} round(s) per job and scaled to the run's full number of job-rounds "
-             "(`python -m repro.costs`); closed forms and simulations were timed in full. CPU-hours are process "
-             "CPU time (all threads); wall-hours are elapsed time on this machine. Rows with runs 'not measured' "
-             "exclude those runs (their dataset is not available offline).", "",
-             "| paper | figure | runs | rounds | est. TFLOP | CPU-hours | wall-hours | |", "|---|---|---|---|---|---|---|---|"]
+             f"{'GPU ' + torch.cuda.get_device_name() if device.startswith('cuda') else 'CPU only'}. Written by "
+             f"`python -m repro.costs --profile {profile}` (rerun it to measure your machine; `--device cuda` for a GPU). "
+             "Every training run is split into parts whose jobs cost `fixed + rounds x per round` with the same two "
+             f"constants (same data, model, method and batch shape); each part was timed on one job cut to {rounds} and "
+             f"{2 * rounds} rounds, at the paper profile's data and model sizes, and scaled to the run's job-rounds. Runs "
+             "already executed under this profile count their recorded CPU time; closed forms and simulations were timed "
+             "in full. CPU-hours: process CPU time; wall-hours: elapsed time here (the machine was shared, so repeated "
+             "probes of one part differ by up to 2x). TFLOP: matrix products and convolutions counted by torch's "
+             "FlopCounterMode (`--flops`), where counted. Each run is counted once per paper; a run read by several "
+             "figures appears in each figure's row.", "",
+             "| paper | figure | runs | job-rounds | TFLOP | CPU-hours | wall-hours | not measured |",
+             "|---|---|---|---|---|---|---|---|"]
     for slug, (costs, per_fig, _) in results.items():
         for f, rids in per_fig:
             lines.append(_row(f"`{slug}`", f.fig_id, [costs[r] for r in rids]))
         lines.append(_row(f"**`{slug}` total (each run once)**", "", list(costs.values()), bold=True))
-    lines += ["", "Measured costs per part (CPU seconds; a job costs fixed + rounds x per round):", "",
-              "| paper | part | fixed per job | per round | |", "|---|---|---|---|---|"]
+    lines += ["", "Measured constants per part (a job costs fixed + rounds x per round):", "",
+              "| paper | part | fixed CPU-s per job | CPU-s per round | GFLOP per round | GFLOP/s |", "|---|---|---|---|---|---|"]
     for slug, (_, _, units) in results.items():
         for key, u in sorted(units.items()):
-            lines.append(f"| `{slug}` | {key} | | | not measured: {u.unavailable} |" if u.unavailable else
-                         f"| `{slug}` | {key} | {u.fixed_cpu_s:.2f} | {u.cpu_s:.3g} | |")
+            if u.unavailable:
+                lines.append(f"| `{slug}` | {key} | not measured: {u.unavailable[:120]} | | | |")
+                continue
+            gf = "" if u.flops is None else f"{u.flops / 1e9:,.1f}"
+            rate = "" if u.flops is None or u.cpu_s <= 0 else f"{u.flops / u.cpu_s / 1e9:.1f}"
+            lines.append(f"| `{slug}` | {key} | {u.fixed_cpu_s:.2f} | {u.cpu_s:.3g} | {gf} | {rate} |")
     return "\n".join(lines) + "\n"
 
 
@@ -257,6 +304,7 @@ def main(argv=None) -> int:
                    "the measurements are stored beside it as JSON and reused by the next call")
     p.add_argument("--parts", help="regular expression: measure only the parts whose key matches (stored ones are reused)")
     p.add_argument("--remeasure", action="store_true", help="ignore stored measurements")
+    p.add_argument("--flops", action="store_true", help="also count FLOPs per part (two more, untimed executions each)")
     args = p.parse_args(argv)
     if args.rounds < 1:
         p.error(f"--rounds must be >= 1, got {args.rounds}")
@@ -276,7 +324,8 @@ def main(argv=None) -> int:
         results[slug] = paper_costs(slug, args.profile, args.rounds, args.device,
                                     log=lambda m: print(f"[costs] {m}", file=sys.stderr, flush=True), cache=cache,
                                     select=select,  # every measurement is stored at once: an interrupted call resumes
-                                    on_new=lambda: save_store(store, args.profile, args.device, args.rounds, stored))
+                                    on_new=lambda: save_store(store, args.profile, args.device, args.rounds, stored),
+                                    flops=args.flops)
     text = cost_markdown(results, args.profile, args.device, args.rounds)
     from repro.results import write_text
 

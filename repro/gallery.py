@@ -1,4 +1,4 @@
-"""Write the README's figure gallery and quick-profile cost table from what was measured.
+"""Write the README's figure gallery and cost tables (quick: recorded; paper: probed) from what was measured.
 
     python -m repro.gallery            # rewrites the gallery / timing / verdicts blocks of README.md
 
@@ -18,6 +18,7 @@ from repro.results import read_json, write_text
 START, END = "<!-- gallery:start -->", "<!-- gallery:end -->"
 TIMING_START, TIMING_END = "<!-- timing:start -->", "<!-- timing:end -->"
 VERDICTS_START, VERDICTS_END = "<!-- verdicts:start -->", "<!-- verdicts:end -->"
+PAPER_COST_START, PAPER_COST_END = "<!-- paper-cost:start -->", "<!-- paper-cost:end -->"
 VERDICT_COLUMNS = ("reproduced", "not_reproduced", "inconclusive", "not_evaluated")
 
 
@@ -72,6 +73,27 @@ def timing_markdown(profile: str = "quick") -> str:
     return "\n".join(lines)
 
 
+def paper_cost_markdown(costs_md: str = "docs/costs.md") -> str:
+    """The per-paper totals of the measured paper-profile cost table (``python -m repro.costs``), or a line
+    saying it has not been measured."""
+    path = paths.project_root() / costs_md
+    if not path.exists():
+        return "\n".join([PAPER_COST_START, "", "The paper profile's cost has not been measured here "
+                          "(`python -m repro.costs --profile paper`).", "", PAPER_COST_END])
+    lines = path.read_text().splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("| paper | figure |"))
+    totals = [line.replace("**", "").replace(" total (each run once)", "") for line in lines if "total (each run once)" in line]
+    title = lines[0].lstrip("# ").strip()
+
+    def drop_figure_column(row: str) -> str:
+        cells = row.split("|")
+        return "|".join(cells[:2] + cells[3:])
+
+    rows = [drop_figure_column(r) for r in (lines[head], lines[head + 1], *totals)]
+    return "\n".join([PAPER_COST_START, "", f"{title} (per paper, each run counted once; per figure and per part in "
+                      f"[{costs_md}]({costs_md})):", "", *rows, "", PAPER_COST_END])
+
+
 def verdicts_markdown(profile: str = "quick") -> str:
     """Per paper: how many claims got each verdict in ``profile`` (from its claims.json), with links."""
     lines = [VERDICTS_START, "", "| paper | claims | " + " | ".join(v.replace("_", " ") for v in VERDICT_COLUMNS)
@@ -101,6 +123,7 @@ def main(argv=None) -> int:
     text = _replace_block(readme.read_text(), START, END, gallery_markdown())
     text = _replace_block(text, TIMING_START, TIMING_END, timing_markdown())
     text = _replace_block(text, VERDICTS_START, VERDICTS_END, verdicts_markdown())
+    text = _replace_block(text, PAPER_COST_START, PAPER_COST_END, paper_cost_markdown())
     write_text(readme, text)
     return 0
 

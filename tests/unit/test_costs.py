@@ -109,3 +109,35 @@ def test_cost_table_counts_shared_runs_once():
     total = next(line for line in table.splitlines() if "total (each run once)" in line)
     assert f"| {len(run_costs)} |" in total  # ... and the total counts each once
     assert all(c.cpu_s >= 0 and not c.probed for c in run_costs.values())  # closed forms: timed in full
+
+
+def test_flops_are_counted_per_job_and_per_round(monkeypatch):
+    import torch
+
+    def fake_execute(slug, s, profile, device):
+        a = torch.ones(8, 8)
+        for _ in range(1 + s.params["units"]):  # one product per job (set-up) and one per round
+            a = a @ a / 8
+        return 0.0, 0.0, {"status": "ok"}
+
+    monkeypatch.setattr(costs, "_execute", fake_execute)
+    mk = lambda u: ex.RunSpec("ota_jammer", "train", {"units": u}, 0)  # noqa: E731
+    part = costs.ProbePart("k", mk(1), mk(3), 1, 3, full_units=10)
+    unit = costs.UnitCost(1.0, 1.0)
+    costs.add_flops("ota_jammer", part, unit, "smoke", "cpu", lambda m: None)
+    assert (unit.fixed_flops, unit.flops) == (2 * 8**3, 2 * 8**3)
+
+
+def test_a_run_with_unmeasured_parts_is_a_lower_bound_and_says_so(monkeypatch):
+    mk = lambda u: ex.RunSpec("ota_jammer", "train", {"units": u}, 0)  # noqa: E731
+
+    def probe(spec, rounds):
+        return costs.Probe([costs.ProbePart("a", mk(1), mk(2), 1, 2, full_units=10, data="d"),
+                            costs.ProbePart("b", mk(1), mk(2), 1, 2, full_units=10, data="d")], rounds=20)
+
+    monkeypatch.setattr(costs, "_execute", lambda slug, s, p, d: (0.0, 1.0 * s.params["units"], {"status": "ok"}))
+    monkeypatch.setattr(otx, "cost_probe", probe)
+    rc = costs.measure_run("ota_jammer", mk(0), "smoke", 1, "cpu", lambda m: None, {}, select=lambda k: k == "a")
+    assert rc.cpu_s == pytest.approx(10.0) and not rc.unavailable and "not selected" in rc.partly
+    row = costs._row("x", "f", [rc])
+    assert "1 partly measured, lower bound" in row and "0.0028" in row
