@@ -12,14 +12,19 @@ budgets do not change the arithmetic). Each key is measured once, by two shorten
 so that loading data and first-call overheads are not counted as work), executed in this
 process through the paper's ``TASKS`` exactly as the workflow runs them. A run's cost is the sum over its
 parts of ``jobs x fixed + full units x per_unit``. Runs without a hook (closed forms, simulations of
-seconds) are timed in full. A probe whose dataset is missing offline is
-reported as not measured, never as zero. Each run is counted once per paper, however many figures share
-it; the figure rows list the runs they read, so their sum can exceed the paper's total.
+seconds) are timed in full; runs already executed under the profile on this device count their recorded
+CPU time. A probe whose dataset is missing offline is reported as not measured, never as zero; a run with
+some parts not measured is a lower bound and says so. ``--flops`` also counts each part's FLOPs (torch's
+FlopCounterMode, two more untimed executions). Measurements are stored beside the table (``docs/costs.json``)
+after each part and reused: an interrupted call resumes, ``--parts REGEX`` measures a subset. Each run is
+counted once per paper, however many figures share it; the figure rows list the runs they read, so their sum
+can exceed the paper's total.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -190,7 +195,7 @@ def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: 
     for part in probe.parts:
         if part.key not in cache:
             if select is not None and not select(part.key):
-                missing.append("not selected for measurement (--parts)")
+                missing.append("not selected by --parts")
                 continue
             cache[part.key] = _measure_part(slug, part, profile, device, log)
             if on_new is not None:
@@ -258,13 +263,22 @@ def _row(label: str, fig: str, cs: list, bold: bool = False) -> str:
             f"{b}{_hours(wall)}{b} | {_reasons(cs)} |")
 
 
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        return ""
+
+
 def cost_markdown(results: dict, profile: str, device: str, rounds: int) -> str:
     import platform
 
     import torch
 
     lines = [f"# Measured cost of the `{profile}` profile on `{device}`", "",
-             f"Machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch thread(s); "
+             f"Machine: {_cpu_name() or platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
+             f"{torch.get_num_threads()} torch thread(s) per run; "
              f"{'GPU ' + torch.cuda.get_device_name() if device.startswith('cuda') else 'CPU only'}. Written by "
              f"`python -m repro.costs --profile {profile}` (rerun it to measure your machine; `--device cuda` for a GPU). "
              "Every training run is split into parts whose jobs cost `fixed + rounds x per round` with the same two "
