@@ -20,12 +20,14 @@ from repro import __version__, registry
 from repro import experiment as ex
 
 # sub-command groups contributed by sub-packages: module -> function(subparsers)
-PLUGINS = ("repro.data.cli", "repro.engine.bench")
+PLUGINS = ("repro.data.cli", "repro.engine.bench_cli")
 
 
 def _describe_run(spec: ex.RunSpec) -> str:
     """A short human description of a run: task, seed and its scalar parameters."""
     scalars = [f"{k}={v}" for k, v in sorted(spec.params.items()) if isinstance(v, (int, float, str, bool)) and len(str(v)) < 24]
+    if spec.task == ex.BATCH_TASK:
+        return f"batch of {len(spec.params['members'])} runs: " + ", ".join(m["run_id"] for m in spec.params["members"])
     jobs = spec.params.get("jobs")
     extra = f", {len(jobs)} jobs" if isinstance(jobs, list) else ""
     return f"{spec.task} seed={spec.seed}{extra}: " + ", ".join(scalars[:8])
@@ -39,12 +41,15 @@ def _cmd_list(args) -> int:
         info = registry.paper(slug)
         figs = ex.figure_specs(slug, args.profile)
         n_runs = len({r for f in figs for r in f.run_ids})
-        print(f"{slug}: {info.title}\n  {len(figs)} figures/tables, {n_runs} runs under profile {args.profile}")
+        n_jobs = len({j for f in figs for j in f.job_ids})
+        packed = f" in {n_jobs} jobs" if n_jobs != n_runs else ""
+        print(f"{slug}: {info.title}\n  {len(figs)} figures/tables, {n_runs} runs{packed} under profile {args.profile}")
         for f in figs:
             print(f"  {f.fig_id:<9} {f.kind:<7} {f.paper_ref:<14} {len(f.run_ids):>4} runs  {f.title}")
-            if args.runs:
-                for r in sorted({r.run_id: r for r in f.runs}.values(), key=lambda r: r.run_id):
-                    print(f"      {r.run_id}  {_describe_run(r)}")
+            if args.runs:  # the ids `repro run` takes: runs, or the batch jobs that hold them
+                jobs = f.runs if f.jobs is None else f.jobs
+                for j in sorted({j.run_id: j for j in jobs}.values(), key=lambda j: j.run_id):
+                    print(f"      {j.run_id}  {_describe_run(j)}")
         claims = pipeline.load_claims(args.profile, [slug])
         if claims:
             counts = verdict_counts(claims)

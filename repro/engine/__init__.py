@@ -3,16 +3,33 @@
 Clients are a tensor dimension: parameters are flat stacks ``[N, P]``, data is ``ClientData``
 (all clients back to back with offsets), a round's minibatches are a ``BatchPlan``, and
 ``local_sgd``/``evaluate`` process every client in one batched call per step.
+
+The names below are imported on first use (PEP 562), so importing a light sub-module such as
+``repro.engine.bench_cli`` does not import torch.
 """
 
-from repro.engine.data import ClientData, normalize_images
-from repro.engine.rng import RngStreams, RoundRng, generator_for
-from repro.engine.schedule import BatchPlan, epoch_plan, step_plan
-from repro.engine.stack import pairwise_sq_distances, weighted_mean
-from repro.engine.train import EvalResult, batch_grad, batch_grads, batch_loss, evaluate, fused_sgd_step, local_sgd
+import importlib
 
-__all__ = [
-    "BatchPlan", "ClientData", "EvalResult", "RngStreams", "RoundRng", "batch_grad", "batch_grads", "batch_loss",
-    "epoch_plan", "evaluate", "fused_sgd_step", "generator_for", "local_sgd", "normalize_images", "pairwise_sq_distances",
-    "step_plan", "weighted_mean",
-]
+_EXPORTS = {
+    "ClientData": "data", "normalize_images": "data",
+    "RngStreams": "rng", "RoundRng": "rng", "generator_for": "rng",
+    "BatchPlan": "schedule", "epoch_plan": "schedule", "step_plan": "schedule",
+    "pairwise_sq_distances": "stack", "weighted_mean": "stack",
+    "EvalResult": "train", "batch_grad": "train", "batch_grads": "train", "batch_loss": "train", "evaluate": "train",
+    "fused_sgd_step": "train", "local_sgd": "train",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'repro.engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"repro.engine.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -16,7 +16,6 @@ over ``--repeats`` runs; torch uses ``--threads`` threads (default 1).
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Callable
 
@@ -180,50 +179,3 @@ def bench_kernels(clients: int = 20, params: int = 1_000_000, repeats: int = 3, 
             row["vectorized_over_rng_fill"] = tv / rng_floor[needs[name]]
         out.append(row)
     return out
-
-
-# ---- CLI -----------------------------------------------------------------------------------------------
-def register(subparsers) -> None:
-    p = subparsers.add_parser("bench", help="benchmarks: engine round vs sequential reference, privacy kernels")
-    sub = p.add_subparsers(dest="bench_command", required=True)
-    e = sub.add_parser("engine", help="one FedAvg round, vectorised vs sequential")
-    e.add_argument("--model", choices=("mlr", "dnn", "cnn"), default="mlr")
-    e.add_argument("--clients", type=int, default=20)
-    e.add_argument("--samples", type=int, default=2625, help="training samples per client (default 2625)")
-    e.add_argument("--test-samples", type=int, default=875, help="test samples per client (default 875)")
-    e.add_argument("--repeats", type=int, default=1)
-    e.add_argument("--threads", type=int, default=1)
-    e.add_argument("--json", action="store_true", help="print one JSON object")
-    e.set_defaults(func=_cmd_engine)
-    k = sub.add_parser("kernels", help="clip+noise and quantisers on a [clients, params] stack")
-    k.add_argument("--clients", type=int, default=20)
-    k.add_argument("--params", type=int, default=1_000_000)
-    k.add_argument("--repeats", type=int, default=3)
-    k.add_argument("--threads", type=int, default=1)
-    k.add_argument("--json", action="store_true")
-    k.set_defaults(func=_cmd_kernels)
-
-
-def _cmd_engine(args) -> int:
-    torch.set_num_threads(args.threads)
-    r = bench_engine(args.model, args.clients, args.samples, args.test_samples, args.repeats)
-    if args.json:
-        print(json.dumps(r))
-    else:
-        print(f"{r['model']}: {r['clients']} clients x {r['samples_per_client']} samples: vectorised "
-              f"{r['vectorized_s_per_round']:.3f} s/round, sequential {r['sequential_s_per_round']:.3f} s/round, "
-              f"speedup {r['speedup']:.2f}x, {r['gflops']:.1f} GFLOP/s")
-    return 0
-
-
-def _cmd_kernels(args) -> int:
-    torch.set_num_threads(args.threads)
-    rows = bench_kernels(args.clients, args.params, args.repeats)
-    if args.json:
-        print(json.dumps(rows))
-    else:
-        for r in rows:
-            extra = f"  vec/rng-fill {r['vectorized_over_rng_fill']:5.2f}" if "rng_fill_s" in r else ""
-            print(f"{r['kernel']:<22} {r['vectorized_s']*1e3:8.1f} ms  loop/vec {r['loop_over_vectorized']:5.2f}  "
-                  f"vec/copy {r['vectorized_over_copy']:5.2f}{extra}")
-    return 0
