@@ -22,6 +22,13 @@ command line. A key not in ``paper.yaml`` is an error naming the allowed keys; e
 against ``params/schema.yaml`` when the profile loads (one paragraph naming the key, the value and what
 is allowed), and by the paper's optional ``experiments.validate(params)`` for rules across keys.
 The common key ``profile_note`` says what a profile reduces against the paper; every figure shows it.
+
+Jobs: a run is what a figure reads; a *job* is what the workflow executes, one process each. By default
+one job is one run. A paper whose ``experiments.BATCH_TASKS`` names tasks and whose parameter
+``runs_per_job`` is above 1 has those runs packed into batch jobs of that many runs (task ``batch``, one
+process, the runs one after the other; each run's result is exactly what it would be alone): a process
+start costs a few CPU-seconds, more than many small runs. ``FigureSpec.run_ids`` are the runs,
+``FigureSpec.job_ids`` the result files the workflow makes; :func:`job_specs` maps job ids to specs.
 """
 
 from __future__ import annotations
@@ -43,9 +50,10 @@ from repro.registry import PaperInfo
 
 __all__ = ["ConfigError", "check_choice", "PaperInfo", "Task", "RunSpec", "FigureSpec", "RunContext", "RenderContext",
            "Rendered", "PROFILES", "FIGURE_KINDS", "load_params", "figure_specs", "figure_spec", "run_specs", "tasks",
-           "run_resources", "unavailable_result", "is_unavailable"]
+           "run_resources", "job_specs", "batch_members", "unavailable_result", "is_unavailable", "BATCH_TASK"]
 
 PROFILES = ("smoke", "quick", "paper")
+BATCH_TASK = "batch"  # a job that executes several runs in one process (see the module docstring)
 FIGURE_KINDS = ("figure", "table", "diagram")
 FIG_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -110,6 +118,7 @@ class FigureSpec:
     paper_ref: str = ""  # e.g. "Fig. 3" or "Table II"; "" or "supplementary" for the package's own additions
     datasets: tuple[str, ...] = ()
     threads: int = 1
+    jobs: list[RunSpec] | None = None  # set by figure_specs when runs are packed into batch jobs
 
     def __post_init__(self):
         check_choice("figure kind", self.kind, FIGURE_KINDS)
@@ -118,7 +127,13 @@ class FigureSpec:
 
     @property
     def run_ids(self) -> list[str]:
+        """The runs the figure reads (renderers index results by these)."""
         return sorted({r.run_id for r in self.runs})
+
+    @property
+    def job_ids(self) -> list[str]:
+        """The result files the workflow makes for this figure: its runs, or the batch jobs holding them."""
+        return self.run_ids if self.jobs is None else sorted({j.run_id for j in self.jobs})
 
 
 @dataclass
@@ -292,13 +307,52 @@ def figure_specs(slug: str, profile: str, overrides: dict | None = None) -> list
     missing = [i for i in ids if i not in renderers]
     if missing:
         raise ValueError(f"{slug}: figures.RENDERERS has no renderer for {missing}")
+    per_job = int(params.get("runs_per_job", 1) or 1)
+    batchable = set(getattr(registry.module(slug, "experiments"), "BATCH_TASKS", ()))
+    if per_job > 1 and batchable:
+        _pack_jobs(slug, figs, batchable, per_job)
     return figs
+
+
+def _pack_jobs(slug: str, figs: list[FigureSpec], batchable: set[str], per_job: int) -> None:
+    """Pack the runs of tasks ``batchable`` into batch jobs of ``per_job`` runs; set every figure's ``jobs``.
+
+    Figures are taken in order and each figure's runs not yet packed (by task, then run id) are cut into
+    chunks, so a figure rebuilt alone mostly computes its own runs. The batch's id hashes its members' specs:
+    a changed run gives a new batch."""
+    job_of: dict[str, RunSpec] = {}
+    for fig in figs:
+        fresh = sorted({r.run_id: r for r in fig.runs if r.task in batchable and r.run_id not in job_of}.values(),
+                       key=lambda r: (r.task, r.run_id))
+        for i in range(0, len(fresh), per_job):
+            chunk = fresh[i : i + per_job]
+            job = RunSpec(slug, BATCH_TASK, {"members": [r.to_dict() for r in chunk]}, 0)
+            for r in chunk:
+                job_of[r.run_id] = job
+    for fig in figs:
+        fig.jobs = list({j.run_id: j for j in (job_of.get(r.run_id, r) for r in fig.runs)}.values())
+
+
+def batch_members(job: RunSpec) -> list[RunSpec]:
+    """The runs of a batch job (``[job]`` for a job that is one run)."""
+    if job.task != BATCH_TASK:
+        return [job]
+    return [RunSpec(m["paper"], m["task"], m["params"], m["seed"]) for m in job.params["members"]]
 
 
 def figure_spec(slug: str, fig_id: str, profile: str) -> FigureSpec:
     figs = {f.fig_id: f for f in figure_specs(slug, profile)}
     check_choice(f"figure of {slug}", fig_id, list(figs))
     return figs[fig_id]
+
+
+def job_specs(slug: str, profile: str) -> dict[str, RunSpec]:
+    """All jobs of a paper under a profile (what the workflow executes), by job id."""
+    out: dict[str, RunSpec] = {}
+    for fig in figure_specs(slug, profile):
+        for j in fig.runs if fig.jobs is None else fig.jobs:
+            out[j.run_id] = j
+    return out
 
 
 def run_specs(slug: str, profile: str) -> dict[str, RunSpec]:
@@ -318,12 +372,14 @@ def tasks(slug: str) -> dict[str, Task]:
 
 
 def run_resources(slug: str, profile: str) -> dict[str, dict]:
-    """Per-run ``threads`` (max over the figures using the run) and ``gpu`` (the task trains torch models)."""
+    """Per-job ``threads`` (max over the figures using it) and ``gpu`` (a run of it trains torch models), by job id."""
     task_of = tasks(slug)
     res: dict[str, dict] = {}
     for fig in figure_specs(slug, profile):
-        for r in fig.runs:
-            check_choice(f"task of {slug}", r.task, task_of)
-            cur = res.setdefault(r.run_id, {"threads": 1, "gpu": task_of[r.task].gpu})
+        for job in fig.runs if fig.jobs is None else fig.jobs:
+            members = batch_members(job)
+            for r in members:
+                check_choice(f"task of {slug}", r.task, task_of)
+            cur = res.setdefault(job.run_id, {"threads": 1, "gpu": any(task_of[r.task].gpu for r in members)})
             cur["threads"] = max(cur["threads"], fig.threads)
     return res

@@ -44,8 +44,8 @@ def gallery_markdown(profile: str = "quick") -> str:
 
 
 def run_cost(profile: str, slug: str) -> tuple[float, float, int, int]:
-    """(CPU seconds, wall seconds, runs found, runs planned) of a paper's runs under ``profile``."""
-    run_ids = sorted({r for f in ex.figure_specs(slug, profile) for r in f.run_ids})
+    """(CPU seconds, wall seconds, jobs found, jobs planned) of a paper's jobs (runs or batches of runs)."""
+    run_ids = sorted({r for f in ex.figure_specs(slug, profile) for r in f.job_ids})
     cpu = wall = 0.0
     found = 0
     for rid in run_ids:
@@ -60,16 +60,19 @@ def run_cost(profile: str, slug: str) -> tuple[float, float, int, int]:
 
 def timing_markdown(profile: str = "quick") -> str:
     lines = [TIMING_START, "",
-             f"Compute of the `{profile}` profile, measured (sum over each paper's runs of the CPU seconds recorded in "
-             "`results/<profile>/<slug>/runs/*.json`; one thread per run):", "",
-             "| paper | figures | runs | CPU seconds |", "|---|---|---|---|"]
+             f"Compute of the `{profile}` profile, measured (sum over each paper's jobs of the CPU seconds recorded in "
+             "`results/<profile>/<slug>/runs/*.json`; one thread per job; a job is one run or a batch of short runs "
+             "executed in one process):", "",
+             "| paper | figures | runs | jobs | CPU seconds |", "|---|---|---|---|---|"]
     total = 0.0
     for slug in registry.slugs():
+        figs = ex.figure_specs(slug, profile)
         cpu, _wall, found, planned = run_cost(profile, slug)
         total += cpu
-        note = "" if found == planned else f" ({found} of {planned} runs found)"
-        lines.append(f"| `{slug}` | {len(ex.figure_specs(slug, profile))} | {planned} | {cpu:.0f}{note} |")
-    lines += [f"| all | | | {total:.0f} |", "", TIMING_END]
+        note = "" if found == planned else f" ({found} of {planned} jobs found)"
+        runs = len({r for f in figs for r in f.run_ids})
+        lines.append(f"| `{slug}` | {len(figs)} | {runs} | {planned} | {cpu:.0f}{note} |")
+    lines += [f"| all | | | | {total:.0f} |", "", TIMING_END]
     return "\n".join(lines)
 
 

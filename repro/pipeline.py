@@ -32,13 +32,14 @@ def set_threads(threads: int) -> None:
 
 
 def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threads: int = 1, force: bool = False) -> Path:
-    """Do one run (unless its result exists) and write ``results/<profile>/<slug>/runs/<id>.json``.
+    """Do one job (unless its result exists) and write ``results/<profile>/<slug>/runs/<id>.json``.
 
-    An existing result is kept unless ``force``, it is damaged (moved aside, then recomputed) or it
-    says its dataset was unavailable (recomputed: the data may have been provided since). One run id
-    is computed by one process at a time: a second waits, then keeps what the first wrote.
+    A job is one run, or a batch of runs executed one after the other in this process (``experiment``'s
+    module docstring). An existing result is kept unless ``force``, it is damaged (moved aside, then
+    recomputed) or it says its dataset was unavailable (recomputed: the data may have been provided since).
+    One job id is computed by one process at a time: a second waits, then keeps what the first wrote.
     """
-    specs = ex.run_specs(slug, profile)
+    specs = ex.job_specs(slug, profile)
     ex.check_choice(f"run id of {slug} under profile {profile}", run_id, sorted(specs))
     out = paths.run_result_path(profile, slug, run_id)
     log = lambda m: _log(f"{slug}/{run_id}: {m}")  # noqa: E731
@@ -48,7 +49,7 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
         if existing is not None and lock.waited and out.stat().st_mtime >= requested:
             log("computed meanwhile by the other process, kept")
             return out
-        if existing is not None and not force and not ex.is_unavailable(existing["result"]):
+        if existing is not None and not force and not any_unavailable(existing["result"]):
             log("result exists, skipped")
             return out
         spec = specs[run_id]
@@ -56,37 +57,102 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
         ctx = ex.RunContext(profile=profile, run_id=run_id, device=device, threads=threads, log=log)
         t0, c0 = time.perf_counter(), time.process_time()
         log(f"start ({spec.task}, seed {spec.seed})")
-        task = ex.tasks(slug).get(spec.task)
-        if task is None:
-            raise ex.ConfigError(f"{slug}: run {run_id} has task {spec.task!r}, which experiments.TASKS does not name; "
-                                 f"allowed: {', '.join(ex.tasks(slug))}")
-        try:
-            result = task.resolve()(spec, ctx)
-        except DatasetUnavailableError as e:  # the task should return unavailable_result itself; never crash on it
-            log(f"dataset unavailable: {e.reason}")
-            result = ex.unavailable_result(f"dataset unavailable: {e.reason}")
+        if spec.task == ex.BATCH_TASK:
+            result = _execute_batch(slug, spec, ctx, out, force)
+        else:
+            result = _execute_task(slug, spec, ctx)
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         write_json(out, {"spec": spec.to_dict(), "profile": profile, "device": device, "threads": threads,
                          "wall_s": elapsed, "cpu_s": cpu, "datasets": datasets_seen(run_datasets(slug, profile, run_id)),
                          "result": result})
+        _remove_parts(out)
         log(f"done in {elapsed:.1f} s ({cpu:.1f} s CPU)")
     return out
 
 
+def _execute_task(slug: str, spec: ex.RunSpec, ctx: ex.RunContext) -> dict:
+    task = ex.tasks(slug).get(spec.task)
+    if task is None:
+        raise ex.ConfigError(f"{slug}: run {spec.run_id} has task {spec.task!r}, which experiments.TASKS does not name; "
+                             f"allowed: {', '.join(ex.tasks(slug))}")
+    try:
+        return task.resolve()(spec, ctx)
+    except DatasetUnavailableError as e:  # the task should return unavailable_result itself; never crash on it
+        ctx.log(f"dataset unavailable: {e.reason}")
+        return ex.unavailable_result(f"dataset unavailable: {e.reason}")
+
+
+def _parts_dir(out: Path) -> Path:
+    """Where a batch job keeps each finished run until the batch is written (an interrupted batch resumes)."""
+    return out.with_name(out.stem + ".parts")
+
+
+def _remove_parts(out: Path) -> None:
+    parts = _parts_dir(out)
+    if parts.is_dir():
+        for f in parts.glob("*.json"):
+            f.unlink()
+        try:
+            parts.rmdir()
+        except OSError:  # something else was put there: left alone
+            pass
+
+
+def _execute_batch(slug: str, job: ex.RunSpec, ctx: ex.RunContext, out: Path, force: bool) -> dict:
+    """Run the members of a batch job one after the other; each finished member is kept under ``<job>.parts/``
+    (atomically), so an interrupted batch resumes with the members not yet done (``force`` starts over)."""
+    members = ex.batch_members(job)
+    parts = _parts_dir(out)
+    if force:
+        _remove_parts(out)
+    done = {}
+    for i, spec in enumerate(members, 1):
+        part = parts / f"{spec.run_id}.json"
+        kept = read_run_result(part, log=ctx.log) if part.exists() else None
+        if kept is not None and kept["spec"] == spec.to_dict() and not ex.is_unavailable(kept["result"]):
+            done[spec.run_id] = kept
+            continue
+        mctx = ex.RunContext(profile=ctx.profile, run_id=spec.run_id, device=ctx.device, threads=ctx.threads,
+                             log=lambda m, rid=spec.run_id: ctx.log(f"{rid}: {m}"))
+        t0, c0 = time.perf_counter(), time.process_time()
+        result = _execute_task(slug, spec, mctx)
+        rec = {"spec": spec.to_dict(), "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+               "result": result}
+        write_json(part, rec)
+        done[spec.run_id] = rec
+        ctx.progress(i, len(members), "runs")
+    return {"members": done}
+
+
+def any_unavailable(result: dict) -> bool:
+    """True when the result (or a member of a batch result) says its dataset was unavailable."""
+    if isinstance(result, dict) and isinstance(result.get("members"), dict):
+        return any(ex.is_unavailable(m["result"]) for m in result["members"].values())
+    return ex.is_unavailable(result)
+
+
 def run_datasets(slug: str, profile: str, run_id: str) -> list[str]:
-    """The datasets named by the figures that use ``run_id``."""
-    return sorted({d for f in ex.figure_specs(slug, profile) if run_id in f.run_ids for d in f.datasets})
+    """The datasets named by the figures that use job ``run_id``."""
+    return sorted({d for f in ex.figure_specs(slug, profile) if run_id in f.job_ids for d in f.datasets})
 
 
 def load_results(slug: str, fig: ex.FigureSpec, profile: str) -> dict[str, dict]:
+    """Results of the figure's runs by run id (a batch job's result file holds several runs)."""
     out = {}
-    for rid in fig.run_ids:
+    for rid in fig.job_ids:
         p = paths.run_result_path(profile, slug, rid)
         doc = read_run_result(p, log=lambda m: _log(f"{slug}/{fig.fig_id}: {m}"))
         if doc is None:
             raise FileNotFoundError(f"{slug}/{fig.fig_id}: run {rid} has no intact result at {p}; run it first "
                                     f"(repro run {slug} {rid} --profile {profile}, or the workflow again)")
-        out[rid] = doc["result"]
+        if doc["spec"]["task"] == ex.BATCH_TASK:
+            out.update({mid: m["result"] for mid, m in doc["result"]["members"].items()})
+        else:
+            out[rid] = doc["result"]
+    missing = sorted(set(fig.run_ids) - set(out))
+    if missing:
+        raise FileNotFoundError(f"{slug}/{fig.fig_id}: runs {missing[:3]} are in none of the figure's result files; "
+                                f"rerun the workflow")
     return out
 
 
@@ -99,8 +165,8 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     matplotlib.use("Agg")  # files only; the library modules never choose a backend
     fig = ex.figure_spec(slug, fig_id, profile)
     if run_missing:
-        for i, rid in enumerate(fig.run_ids, 1):
-            _log(f"{slug}/{fig_id}: run {i}/{len(fig.run_ids)}")
+        for i, rid in enumerate(fig.job_ids, 1):
+            _log(f"{slug}/{fig_id}: run {i}/{len(fig.job_ids)}")
             execute_run(slug, rid, profile, device=device, threads=threads)
     results = load_results(slug, fig, profile)
     params = ex.load_params(slug, profile)

@@ -10,6 +10,7 @@ import pytest
 
 from repro import experiment as ex
 from repro import registry
+from repro.pipeline import any_unavailable
 
 from .conftest import make_project, project_env, snakemake
 
@@ -33,9 +34,9 @@ def test_every_paper_degrades_offline_without_data(tmp_path, empty_mirror):
     for slug in slugs:
         figs = {f.fig_id: f for f in ex.figure_specs(slug, "smoke")}
         runs = {p.stem: json.loads(p.read_text()) for p in (project / "results" / "smoke" / slug / "runs").glob("*.json")}
-        needy = {rid for f in figs.values() if f.datasets for rid in f.run_ids}
+        needy = {jid for f in figs.values() if f.datasets for jid in f.job_ids}  # result files: runs or batch jobs
         assert all(not seen["available"] for rid in needy for seen in runs[rid]["datasets"].values())
-        assert any(runs[rid]["result"].get("status") == "unavailable" for rid in needy), slug
+        assert any(any_unavailable(runs[rid]["result"]) for rid in needy), slug
         for fig in figs:
             assert (project / "figures" / "smoke" / slug / f"{fig}.png").stat().st_size > 0
         for claim in json.loads((project / "results" / "smoke" / slug / "claims.json").read_text()):

@@ -73,7 +73,7 @@ def run_gpus(wc):
 def run_files(profile, slug, fig):
     figs = figures_of(profile, slug)
     ex.check_choice(f"figure of {slug}", fig, figs)
-    return [f"results/{profile}/{slug}/runs/{rid}.json" for rid in figs[fig].run_ids]
+    return [f"results/{profile}/{slug}/runs/{rid}.json" for rid in figs[fig].job_ids]
 
 
 def figure_files(profile, slug, fig):
@@ -99,10 +99,10 @@ def dataset_flag(name):
 
 
 def dataset_flags(profile, slug, run_id):
-    """Dataset status files a run needs (every dataset named by a figure that uses the run)."""
+    """Dataset status files a job needs (every dataset named by a figure that uses the job)."""
     names = set()
     for f in figures_of(profile, slug).values():
-        if run_id in f.run_ids:
+        if run_id in f.job_ids:
             names.update(f.datasets)
     return [dataset_flag(name) for name in sorted(names)]
 

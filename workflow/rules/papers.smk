@@ -1,4 +1,5 @@
-# One job per run, then one job per figure / table, then the claims of each paper.
+# One job per run (or per batch of short runs: repro.experiment, "Jobs"), then one job per figure / table, then the
+# claims of each paper.
 
 rule run:
     input:

@@ -52,6 +52,9 @@ def channel_only_series(eps: float) -> str:
 TASKS = {"train": Task("repro.papers.ota_jammer.runs:train", gpu=True),
          "regime": Task("repro.papers.ota_jammer.runs:regime", gpu=True)}
 
+#: tasks whose runs are packed into batch jobs of ``runs_per_job`` runs (repro.experiment, "Jobs")
+BATCH_TASKS = ("train",)
+
 _SHARED = ("num_classes", "hidden", "snr_db", "sigma_c", "tau", "mu", "lambda_schedule", "rounds", "eps0", "delta0",
            "partition_seed", "size_scale")
 _EPOCHS = ("local_epochs", "lr", "momentum", "batch_size")
