@@ -76,8 +76,10 @@ def _build(project, env, kill=None):
         done = snakemake(project, env, "--cores", "1", "all", *SMOKE)
         assert done.returncode == 0, done.stderr[-3000:]
         return
+    # SIGINT at its default in the child whatever this process inherited (an ignored SIGINT is inherited, and
+    # Python then installs no KeyboardInterrupt handler: Snakemake would run to the end)
     proc = subprocess.Popen(args, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     runs = project / "results" / "smoke" / "toy_data" / "runs"
     deadline = time.monotonic() + 300
     while not any(p.name.startswith("coin-") for p in runs.glob("*.json")) and time.monotonic() < deadline:
