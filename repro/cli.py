@@ -47,8 +47,7 @@ def _cmd_list(args) -> int:
         for f in figs:
             print(f"  {f.fig_id:<9} {f.kind:<7} {f.paper_ref:<14} {len(f.run_ids):>4} runs  {f.title}")
             if args.runs:  # the ids `repro run` takes: runs, or the batch jobs that hold them
-                jobs = f.runs if f.jobs is None else f.jobs
-                for j in sorted({j.run_id: j for j in jobs}.values(), key=lambda j: j.run_id):
+                for j in sorted({j.run_id: j for j in f.job_specs}.values(), key=lambda j: j.run_id):
                     print(f"      {j.run_id}  {_describe_run(j)}")
         claims = pipeline.load_claims(args.profile, [slug])
         if claims:

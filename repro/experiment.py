@@ -131,9 +131,14 @@ class FigureSpec:
         return sorted({r.run_id for r in self.runs})
 
     @property
+    def job_specs(self) -> list[RunSpec]:
+        """What the workflow executes for this figure: its runs, or the batch jobs holding them."""
+        return self.runs if self.jobs is None else self.jobs
+
+    @property
     def job_ids(self) -> list[str]:
-        """The result files the workflow makes for this figure: its runs, or the batch jobs holding them."""
-        return self.run_ids if self.jobs is None else sorted({j.run_id for j in self.jobs})
+        """The result files the workflow makes for this figure."""
+        return sorted({j.run_id for j in self.job_specs})
 
 
 @dataclass
@@ -350,7 +355,7 @@ def job_specs(slug: str, profile: str) -> dict[str, RunSpec]:
     """All jobs of a paper under a profile (what the workflow executes), by job id."""
     out: dict[str, RunSpec] = {}
     for fig in figure_specs(slug, profile):
-        for j in fig.runs if fig.jobs is None else fig.jobs:
+        for j in fig.job_specs:
             out[j.run_id] = j
     return out
 
@@ -376,7 +381,7 @@ def run_resources(slug: str, profile: str) -> dict[str, dict]:
     task_of = tasks(slug)
     res: dict[str, dict] = {}
     for fig in figure_specs(slug, profile):
-        for job in fig.runs if fig.jobs is None else fig.jobs:
+        for job in fig.job_specs:
             members = batch_members(job)
             for r in members:
                 check_choice(f"task of {slug}", r.task, task_of)
