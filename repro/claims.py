@@ -118,8 +118,48 @@ def _replicates(values) -> list[float]:
     return out
 
 
-def not_evaluated(reason: str, **details) -> Evidence:
+#: The named reasons a claim may be ``not_evaluated`` for (judging rule 9): the key, and the phrase every
+#: such reason starts with, so the reports count them per reason.
+NOT_EVALUATED_REASONS = {
+    "offline": "data not available offline",
+    "regime": "regime not preserved",
+    "constant": "depends on an unstated constant",
+    "degenerate": "degenerate comparison",
+    "unreachable": "not testable in this regime",
+    "not_run": "not run at this scale",
+}
+
+
+def not_evaluated(reason: str, *, category: str | None = None, **details) -> Evidence:
+    """A claim that cannot be judged here. ``category`` (a key of :data:`NOT_EVALUATED_REASONS`) prefixes
+    the reason with its named phrase, e.g. ``not_evaluated("E = 1 vs E = 20", category="regime")`` gives
+    the reason "regime not preserved: E = 1 vs E = 20"."""
+    if category is not None:
+        if category not in NOT_EVALUATED_REASONS:
+            raise ValueError(f"not_evaluated category {category!r} not in {sorted(NOT_EVALUATED_REASONS)}")
+        phrase = NOT_EVALUATED_REASONS[category]
+        if not reason.startswith(phrase):
+            reason = f"{phrase}: {reason}" if reason else phrase
     return Evidence("not_evaluated", reason=reason, details=details)
+
+
+def not_evaluated_category(reason: str) -> str:
+    """The named reason (a key of :data:`NOT_EVALUATED_REASONS`) of a ``not_evaluated`` claim's reason text,
+    or ``"other"``. Reasons written before the categories existed are classified by their words: a dataset
+    unavailable offline, or a figure or panel that was not regenerated in this profile."""
+    text = (reason or "").strip()
+    low = text.lower()
+    for key, phrase in NOT_EVALUATED_REASONS.items():
+        if low.startswith(phrase):
+            return key
+    for key, phrase in NOT_EVALUATED_REASONS.items():  # a part's reason inside a combined one
+        if phrase in low:
+            return key
+    if "not available" in low or "offline" in low or "cifar" in low or "femnist" in low:
+        return "offline"
+    if "was not regenerated" in low or "has no rows" in low or "not run" in low or "no replicates" in low:
+        return "not_run"
+    return "other"
 
 
 def exact(value, expected, *, rtol: float = 0.0, atol: float = 0.0, reason: str = "", details: dict | None = None) -> Evidence:
@@ -553,4 +593,15 @@ def verdict_counts(claims: Iterable) -> dict[str, int]:
     counts = {v: 0 for v in VERDICTS}
     for c in claims:
         counts[c["verdict"] if isinstance(c, Mapping) else c.verdict] += 1
+    return counts
+
+
+def not_evaluated_counts(claims: Iterable) -> dict[str, int]:
+    """How many ``not_evaluated`` claims there are per named reason (``"other"`` last, only if any)."""
+    counts = {k: 0 for k in NOT_EVALUATED_REASONS}
+    for c in claims:
+        verdict, reason = (c["verdict"], c.get("reason", "")) if isinstance(c, Mapping) else (c.verdict, c.reason)
+        if verdict == "not_evaluated":
+            key = not_evaluated_category(reason)
+            counts[key] = counts.get(key, 0) + 1
     return counts

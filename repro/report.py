@@ -15,7 +15,7 @@ import math
 
 from repro import experiment as ex
 from repro import paths, registry
-from repro.claims import KIND_MEANING, VERDICTS, verdict_counts
+from repro.claims import KIND_MEANING, NOT_EVALUATED_REASONS, VERDICTS, not_evaluated_counts, verdict_counts
 from repro.results import read_json, read_tidy_csv
 
 VERDICT_TEXT = {"reproduced": "reproduced", "not_reproduced": "NOT reproduced", "inconclusive": "inconclusive",
@@ -102,6 +102,13 @@ def privacy_rows(profile: str, slug: str) -> list[dict]:
     return out
 
 
+def not_evaluated_breakdown(claims) -> str:
+    """`` (regime not preserved 3, data not available offline 1)``: the not-evaluated claims per named reason."""
+    counts = not_evaluated_counts(claims)
+    parts = [f"{NOT_EVALUATED_REASONS.get(k, 'other reason')} {n}" for k, n in counts.items() if n]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def paper_section(profile: str, slug: str) -> str:
     info = registry.paper(slug)
     claims = load_paper_claims(profile, slug)
@@ -109,7 +116,8 @@ def paper_section(profile: str, slug: str) -> str:
     if claims is None:
         return "\n".join(lines + [f"_Claims not evaluated: run `snakemake --cores 2 all --config profile={profile}`._", ""])
     counts = verdict_counts(claims)
-    lines.append("**Summary:** " + ", ".join(f"{counts[v]} {VERDICT_TEXT[v]}" for v in VERDICTS) + f" (of {len(claims)} claims).")
+    lines.append("**Summary:** " + ", ".join(f"{counts[v]} {VERDICT_TEXT[v]}" for v in VERDICTS)
+                 + not_evaluated_breakdown(claims) + f" (of {len(claims)} claims).")
     lines.append("")
     priv = privacy_rows(profile, slug)
     if priv:
@@ -151,7 +159,8 @@ def report_markdown(profile: str, slugs=None) -> str:
             lines.append(f"| [`{slug}`](#{slug}) | - | - | - | - |")
             continue
         c = verdict_counts(claims)
-        lines.append(f"| `{slug}` | {c['reproduced']} | {c['not_reproduced']} | {c['inconclusive']} | {c['not_evaluated']} |")
+        lines.append(f"| `{slug}` | {c['reproduced']} | {c['not_reproduced']} | {c['inconclusive']} | "
+                     f"{c['not_evaluated']}{not_evaluated_breakdown(claims)} |")
     lines.append("")
     for slug in slugs:
         lines.append(paper_section(profile, slug))
