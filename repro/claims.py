@@ -259,6 +259,44 @@ def number(replicates, paper_value: float, *, rtol: float | None = None, atol: f
                     reason=why, details={**(details or {}), "replicates": [round(r, 6) for r in reps]})
 
 
+def sign_test(differences, *, expect: str = "positive", level: float = LEVEL, reason: str = "",
+              details: dict | None = None) -> Evidence:
+    """An ordering pooled over many (seed x level) pairs (judging rule 8): each pair's difference votes for the
+    paper's direction or against it (exact ties are dropped and counted). The effect is the share of pairs on
+    the paper's side; its Clopper-Pearson interval decides: ``reproduced`` when it lies above 1/2,
+    ``not_reproduced`` when below, else ``inconclusive``. One test for the whole family, instead of one
+    Bonferroni part per level that three seeds can never pass.
+
+    >>> sign_test([0.1, 0.2, 0.05, 0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.3]).verdict
+    'reproduced'
+    >>> sign_test([0.1, -0.2, 0.05, -0.3]).verdict
+    'inconclusive'
+    """
+    if expect not in ("positive", "negative"):
+        raise ValueError(f"expect must be 'positive' or 'negative', got {expect!r}")
+    d = np.asarray(_replicates(differences), dtype=float)
+    if not np.all(np.isfinite(d)):
+        raise ValueError(f"sign_test: non-finite differences {d[~np.isfinite(d)][:5].tolist()}")
+    sign = 1.0 if expect == "positive" else -1.0
+    wins, losses = int(np.sum(sign * d > 0)), int(np.sum(sign * d < 0))
+    n = wins + losses
+    ties = int(d.size - n)
+    info = {**(details or {}), "pairs": int(d.size), "on_paper_side": wins, "against": losses, "ties": ties}
+    if n == 0:
+        return not_evaluated("every pair is an exact tie", category="degenerate", **info)
+    from scipy.stats import beta
+
+    a = 1.0 - level
+    low = 0.0 if wins == 0 else float(beta.ppf(a / 2, wins, n - wins + 1))
+    high = 1.0 if wins == n else float(beta.ppf(1 - a / 2, wins + 1, n - wins))
+    share = wins / n
+    iv = Interval(share, low, high, n)
+    verdict = "reproduced" if low > 0.5 else "not_reproduced" if high < 0.5 else "inconclusive"
+    return Evidence(verdict, effect=share, interval=iv, regenerated=share,
+                    tolerance=f"{_pct(level)} Clopper-Pearson interval of the share of {n} pairs on the paper's side "
+                              f"vs 1/2 ({ties} ties dropped)", reason=reason, details=info)
+
+
 def bonferroni(parts: int, family: float = LEVEL) -> float:
     """Interval level for each of ``parts`` parts that must all hold, so the family keeps ``family`` coverage."""
     if parts < 1:

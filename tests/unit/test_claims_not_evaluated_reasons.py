@@ -27,3 +27,14 @@ def test_legacy_reasons_are_classified_and_unknown_ones_counted_as_other():
               {"verdict": "reproduced", "reason": "regime not preserved"}]
     counts = not_evaluated_counts(claims)
     assert counts["regime"] == 1 and counts["other"] == 1 and sum(counts.values()) == 2
+
+
+def test_sign_test_moves_with_the_pairs():
+    from repro.claims import sign_test
+
+    assert sign_test([0.1] * 10).verdict == "reproduced"
+    assert sign_test([-0.1] * 10).verdict == "not_reproduced"
+    assert sign_test([-0.1] * 10, expect="negative").verdict == "reproduced"
+    ev = sign_test([0.1, 0.0, -0.1])
+    assert ev.verdict == "inconclusive" and ev.details["ties"] == 1 and ev.interval.low < 0.5 < ev.interval.high
+    assert sign_test([0.0, 0.0]).reason.startswith("degenerate comparison")
