@@ -17,7 +17,7 @@ from typing import Callable
 import torch
 
 from repro.algorithms.base import FLAlgorithm, FLSetup
-from repro.engine.train import batch_grad
+from repro.engine.train import batch_grad, fused_sgd_step
 
 
 @dataclass
@@ -54,6 +54,8 @@ class PFedMe(FLAlgorithm):
     library's 0.09 gives eta_p (lam + L_f) > 2 on inputs scaled to [-1, 1], so the inner solve diverges."""
 
     name = "pfedme"
+    #: local steps through the engine's fused step (False: the generic autograd loop, the reference)
+    fused = True
 
     def __init__(self, setup: FLSetup, lam: float = 15.0, inner_steps: int = 5, personal_lr: float = 0.03, beta: float = 1.0):
         if lam <= 0 or inner_steps < 1 or personal_lr <= 0 or not 0 < beta <= 2:
@@ -72,22 +74,61 @@ class PFedMe(FLAlgorithm):
         theta = w.clone()
         plan = s.plan(t)
         pos, mask, active = plan.positions[:, S], plan.mask[:, S], plan.active[:, S]
-        for step in range(plan.num_steps):
-            act = active[step]
-            if not bool(act.any()):
-                continue
-            x, y = s.train.gather(S, pos[step])
-            m = mask[step]
-            new_theta = moreau_inner_solve(lambda th: batch_grad(s.model, th, x, y, m)[0], theta, w, self.lam, self.eta_p, self.K)
-            new_w = outer_update(w, new_theta, s.lr, self.lam)
-            a = act.unsqueeze(1)
-            theta, w = torch.where(a, new_theta, theta), torch.where(a, new_w, w)
+        if self.fused and getattr(s.model, "linear_layers", ()):
+            theta, w = self._local_fused(theta, w, S, pos, mask, active)
+        else:
+            for step in range(plan.num_steps):
+                act = active[step]
+                if not bool(act.any()):
+                    continue
+                x, y = s.train.gather(S, pos[step])
+                m = mask[step]
+                new_theta = moreau_inner_solve(lambda th: batch_grad(s.model, th, x, y, m)[0], theta, w, self.lam,
+                                               self.eta_p, self.K)
+                new_w = outer_update(w, new_theta, s.lr, self.lam)
+                a = act.unsqueeze(1)
+                theta, w = torch.where(a, new_theta, theta), torch.where(a, new_w, w)
         received = s.send_up(w, S, t)
         mean = s.aggregate(received, S)
         new_global = server_update(state.global_params, mean, self.beta)
         personal = state.personal.clone()
         personal[S] = theta
         return PFedMeState(new_global, personal, state.info)
+
+    def _local_fused(self, theta, w, S, pos, mask, active):
+        """The same local steps as the generic loop of :meth:`round`, through the engine's fused in-place SGD
+        step: per parameter contiguous stacks, the inner step ``theta <- theta - eta_p (grad f + lam (theta - w))``
+        as a proximal pull towards ``w`` plus the explicit batched gradient (no autograd graph, no ``[R, P]``
+        temporaries), and the outer update ``w <- w - eta lam (w - theta)`` as one ``lerp_``. Equal to the generic
+        loop up to float rounding (tests/unit/algorithms/test_pfedme_fused.py)."""
+        s = self.setup
+        model, rows = s.model, theta.shape[0]
+        th = {k: v.clone(memory_format=torch.contiguous_format) for k, v in model.views(theta).items()}
+        wv = {k: v.clone(memory_format=torch.contiguous_format) for k, v in model.views(w).items()}
+        pull = float(s.lr) * self.lam
+        for step in range(pos.shape[0]):
+            act = active[step]
+            n_active = int(act.sum())
+            if n_active == 0:
+                continue
+            x, y = s.train.gather(S, pos[step])
+            m = mask[step]
+            if n_active == rows:  # every row steps: update in place
+                for _ in range(self.K):
+                    fused_sgd_step(model, th, x, y, m, self.eta_p, 1.0, self.lam, wv)
+                for k in wv:
+                    wv[k].lerp_(th[k], pull)
+                continue
+            new_th = {k: v.clone() for k, v in th.items()}
+            for _ in range(self.K):
+                fused_sgd_step(model, new_th, x, y, m, self.eta_p, 1.0, self.lam, wv)
+            for k in wv:
+                a = act.view(-1, *([1] * (wv[k].dim() - 1)))
+                new_w = torch.lerp(wv[k], new_th[k], pull)
+                th[k] = torch.where(a, new_th[k], th[k])
+                wv[k] = torch.where(a, new_w, wv[k])
+        flat = lambda d: torch.cat([v.reshape(rows, -1) for v in d.values()], dim=1)  # noqa: E731
+        return flat(th), flat(wv)
 
     def personalized(self, state: PFedMeState) -> torch.Tensor:
         return state.personal
