@@ -1,6 +1,7 @@
-"""Write the README's figure gallery and cost tables (quick: recorded; paper: probed) from what was measured.
+"""Write the README's findings, verdict and cost tables (quick: recorded; paper: probed) and the figure gallery
+(docs/gallery.md) from what was measured.
 
-    python -m repro.gallery            # rewrites the gallery / timing / verdicts blocks of README.md
+    python -m repro.gallery            # rewrites the findings / verdicts / cost blocks of README.md and docs/gallery.md
 
 Each caption is built by :func:`repro.report.figure_caption` from the verdicts of the claims judged on the
 figure (never from the paper's claim); the cost table sums the runs' recorded CPU seconds.
@@ -19,6 +20,18 @@ START, END = "<!-- gallery:start -->", "<!-- gallery:end -->"
 TIMING_START, TIMING_END = "<!-- timing:start -->", "<!-- timing:end -->"
 VERDICTS_START, VERDICTS_END = "<!-- verdicts:start -->", "<!-- verdicts:end -->"
 PAPER_COST_START, PAPER_COST_END = "<!-- paper-cost:start -->", "<!-- paper-cost:end -->"
+FINDINGS_START, FINDINGS_END = "<!-- findings:start -->", "<!-- findings:end -->"
+GALLERY_PAGE = "docs/gallery.md"
+
+#: the headline claims of each paper shown in the README's findings table (the claims a reader of the paper
+#: would check first: its abstract's numbers, its privacy guarantee, its main comparison)
+HEADLINES = {
+    "dp_ditto": ("19.a", "1.fedamp.accuracy", "4.accuracy", "27"),
+    "wpfl_minmax": ("C2", "C3", "C20", "C23"),
+    "ota_jammer": ("C21", "C9", "C14", "C16"),
+    "age_dp": ("C2", "C7", "C8", "C12"),
+    "acfl": ("C4", "C9", "C14", "C16"),
+}
 VERDICT_COLUMNS = ("reproduced", "not_reproduced", "inconclusive", "not_evaluated")
 
 
@@ -97,6 +110,44 @@ def paper_cost_markdown(costs_md: str = "docs/costs.md") -> str:
                       f"[{costs_md}]({costs_md})):", "", *rows, "", PAPER_COST_END])
 
 
+def _short(text: str, width: int = 150) -> str:
+    one = " ".join(str(text).split()).replace("|", "/")
+    return one if len(one) <= width else one[:width].rsplit(" ", 1)[0].rstrip(",;:.") + " ..."
+
+
+def findings_markdown() -> str:
+    """The README's first table: per paper its headline claims with the paper's value, the regenerated one,
+    the scale the verdict of record comes from and the verdict."""
+    from repro import record
+    from repro.report import VERDICT_TEXT, effect_text, fmt
+
+    lines = [FINDINGS_START, "", "| paper | claim | paper value | regenerated | scale | verdict of record |",
+             "|---|---|---|---|---|---|"]
+    for slug, ids in HEADLINES.items():
+        recs = {r.id: r for r in record.records(slug)}
+        for cid in ids:
+            r = recs.get(cid)
+            if r is None or r.claim is None:
+                lines.append(f"| [`{slug}`](repro/papers/{slug}/README.md) | {cid} | | | | not run |")
+                continue
+            c = r.claim
+            measured = effect_text(c) if r.verdict != "not_evaluated" else _short(c.get("reason", ""), 90)
+            paper_value = fmt(c.get("paper_value")) if c.get("kind") == "number" else "(direction)" if c.get("kind") == "direction" else fmt(c.get("paper_value"))
+            verdict = VERDICT_TEXT[r.verdict]
+            verdict = f"**{verdict}**" if r.verdict == "not_reproduced" else verdict
+            lines.append(f"| [`{slug}`](repro/papers/{slug}/README.md) | {cid}: {_short(c['paper_says'])} | {paper_value} | "
+                         f"{measured.replace('|', '/')} | {r.scale} | {verdict} |")
+    lines += ["", FINDINGS_END]
+    return "\n".join(lines)
+
+
+def record_markdown() -> str:
+    """The README's verdict table: verdicts of record per paper, quick and paper counts side by side."""
+    from repro import record
+
+    return "\n".join([VERDICTS_START, "", record.record_table_markdown(), "", VERDICTS_END])
+
+
 def verdicts_markdown(profile: str = "quick") -> str:
     """Per paper: how many claims got each verdict in ``profile`` (from its claims.json), with links."""
     lines = [VERDICTS_START, "", "| paper | claims | " + " | ".join(v.replace("_", " ") for v in VERDICT_COLUMNS)
@@ -121,13 +172,23 @@ def _replace_block(text: str, start: str, end: str, block: str) -> str:
     return head + block + tail
 
 
+def gallery_page() -> str:
+    """docs/gallery.md: every quick-profile figure with its caption and the verdicts it carries."""
+    body = gallery_markdown().replace('src="figures/', 'src="../figures/')
+    return "\n".join(["# Gallery: every figure of the quick profile", "",
+                      "Written by `python -m repro.gallery`. Each caption says what the profile reduces and the verdicts "
+                      "of the claims judged on the figure; the numbers behind each figure are in the CSV beside it.", "",
+                      body, ""])
+
+
 def main(argv=None) -> int:
     readme = paths.project_root() / "README.md"
-    text = _replace_block(readme.read_text(), START, END, gallery_markdown())
+    text = _replace_block(readme.read_text(), FINDINGS_START, FINDINGS_END, findings_markdown())
     text = _replace_block(text, TIMING_START, TIMING_END, timing_markdown())
-    text = _replace_block(text, VERDICTS_START, VERDICTS_END, verdicts_markdown())
+    text = _replace_block(text, VERDICTS_START, VERDICTS_END, record_markdown())
     text = _replace_block(text, PAPER_COST_START, PAPER_COST_END, paper_cost_markdown())
     write_text(readme, text)
+    write_text(paths.project_root() / GALLERY_PAGE, gallery_page())
     return 0
 
 

@@ -102,6 +102,14 @@ def privacy_rows(profile: str, slug: str) -> list[dict]:
     return out
 
 
+def _headline(text: str, width: int = 90) -> str:
+    """The first words of a claim's text, for its heading (cut at a word boundary)."""
+    one = " ".join(str(text).split())
+    if len(one) <= width:
+        return one.rstrip(".")
+    return one[:width].rsplit(" ", 1)[0].rstrip(",;:.") + " ..."
+
+
 def not_evaluated_breakdown(claims) -> str:
     """`` (regime not preserved 3, data not available offline 1)``: the not-evaluated claims per named reason."""
     counts = not_evaluated_counts(claims)
@@ -130,7 +138,7 @@ def paper_section(profile: str, slug: str) -> str:
                          f"{fmt(r.get('certified_epsilon'))} | {fmt(r.get('ratio'), 3)} | {fmt(r.get('delta'))} |")
         lines.append("")
     for c in claims:
-        lines += [f"### {c['id']} ({', '.join(c['figures'])}): {VERDICT_TEXT[c['verdict']]}", "",
+        lines += [f"### {c['id']}: {_headline(c['paper_says'])} ({', '.join(c['figures'])}): {VERDICT_TEXT[c['verdict']]}", "",
                   f"- **Paper says:** {c['paper_says']}",
                   f"- **Check:** {c['tests']} _({c['kind']}: {KIND_MEANING[c['kind']]})_"]
         if c["verdict"] != "not_evaluated":
@@ -162,6 +170,17 @@ def report_markdown(profile: str, slugs=None) -> str:
         lines.append(f"| `{slug}` | {c['reproduced']} | {c['not_reproduced']} | {c['inconclusive']} | "
                      f"{c['not_evaluated']}{not_evaluated_breakdown(claims)} |")
     lines.append("")
+    from repro import record  # noqa: PLC0415 (record reads claims through this module)
+
+    lines += ["## Verdicts of record", "",
+              "The verdict a claim stands at: the paper profile's where the paper's experiment judged it, else the "
+              "quick profile's (then it stands only because no paper-scale run contradicts it). Counts in brackets: "
+              "how many of them come from the paper profile. The last two columns are each profile's own counts "
+              "(reproduced / not reproduced / inconclusive / not evaluated).", "",
+              record.record_table_markdown(slugs, link=False), "",
+              "### Quick vs paper", "",
+              "Claims judged in both profiles with different verdicts (a contradiction fails "
+              "`tests/claims/test_quick_vs_paper.py`):", "", record.disagreements_markdown(slugs), ""]
     for slug in slugs:
         lines.append(paper_section(profile, slug))
     return "\n".join(lines).rstrip() + "\n"

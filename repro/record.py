@@ -1,0 +1,143 @@
+"""The verdict of record of every claim: the paper-scale verdict where the paper's experiment was run, else the
+reduced (quick) profile's verdict, always with the scale it came from (judging rule 1).
+
+    python -m repro.record            # prints the per-paper table and every quick-vs-paper disagreement
+
+A claim's verdict of record is
+
+* its ``paper`` verdict when the paper profile judged it (any verdict but ``not_evaluated``): scale ``paper``;
+* else its ``quick`` verdict when the quick profile judged it: scale ``quick``; such a verdict stands only
+  because no paper-scale run contradicts it, and the reports say so;
+* else ``not_evaluated``, with the paper profile's reason where it has one (it says why the paper's
+  experiment could not be judged), else the quick one's.
+
+Where both profiles judged a claim and their verdicts differ, the pair is a *disagreement*. A
+*contradiction* (one profile says ``reproduced``, the other ``not_reproduced``) means the reduced profile
+does not keep the paper's regime for that claim: ``tests/claims/test_quick_vs_paper.py`` fails on it, and
+the fix is the quick claim's ``not_evaluated(category="regime")``, never a change to the paper verdict.
+Other disagreements (one side ``inconclusive``) are differences of statistical power; they are listed in
+the reports.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from repro import registry
+from repro.claims import VERDICTS
+from repro.report import load_paper_claims
+
+SCALES = ("paper", "quick", "-")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One claim's verdict of record and the verdicts of both profiles (``None``: the profile has no claims
+    file for this paper)."""
+
+    paper_slug: str
+    id: str
+    verdict: str
+    scale: str
+    quick: str | None
+    paper: str | None
+    claim: dict  # the claims.json entry the verdict of record comes from
+
+    @property
+    def disagreement(self) -> str | None:
+        """"contradiction", "power" or None (see the module docstring)."""
+        q, p = self.quick, self.paper
+        if q in (None, "not_evaluated") or p in (None, "not_evaluated") or q == p:
+            return None
+        return "contradiction" if {q, p} == {"reproduced", "not_reproduced"} else "power"
+
+
+def records(slug: str, quick: list[dict] | None = None, paper: list[dict] | None = None) -> list[Record]:
+    """The verdict of record of every claim of ``slug`` (claims as in their claims.json files; by default
+    read from results/quick and results/paper)."""
+    quick = load_paper_claims("quick", slug) if quick is None else quick
+    paper = load_paper_claims("paper", slug) if paper is None else paper
+    q = {c["id"]: c for c in quick or []}
+    p = {c["id"]: c for c in paper or []}
+    out = []
+    for cid in list(q) + [k for k in p if k not in q]:
+        qc, pc = q.get(cid), p.get(cid)
+        if pc is not None and pc["verdict"] != "not_evaluated":
+            verdict, scale, claim = pc["verdict"], "paper", pc
+        elif qc is not None and qc["verdict"] != "not_evaluated":
+            verdict, scale, claim = qc["verdict"], "quick", qc
+        else:
+            verdict, scale, claim = "not_evaluated", "-", (pc or qc)
+        out.append(Record(slug, cid, verdict, scale, qc["verdict"] if qc else None, pc["verdict"] if pc else None, claim))
+    return out
+
+
+def counts(recs: list[Record]) -> dict[str, int]:
+    """Verdicts of record per verdict, and per scale as ``"<verdict>@<scale>"``."""
+    out = {v: 0 for v in VERDICTS}
+    for r in recs:
+        out[r.verdict] += 1
+        out[f"{r.verdict}@{r.scale}"] = out.get(f"{r.verdict}@{r.scale}", 0) + 1
+    return out
+
+
+def disagreements(slugs=None) -> list[Record]:
+    """Every claim judged in both profiles with different verdicts."""
+    return [r for s in (slugs or registry.slugs()) for r in records(s) if r.disagreement]
+
+
+def _verdict_cell(c: dict, v: str) -> str:
+    n, at_paper = c.get(v, 0), c.get(f"{v}@paper", 0)
+    if not n:
+        return "0"
+    if v == "not_evaluated":
+        return str(n)
+    return f"{n} ({at_paper} paper)" if at_paper else str(n)
+
+
+def record_table_markdown(slugs=None, link=True) -> str:
+    """Per paper: the verdicts of record (how many at paper scale), then the quick and paper profiles' own
+    counts side by side."""
+    lines = ["| paper | claims | reproduced | not reproduced | inconclusive | not evaluated | quick profile "
+             "(r / nr / inc / ne) | paper profile (r / nr / inc / ne) |" + (" evidence |" if link else ""),
+             "|---|---|---|---|---|---|---|---|" + ("---|" if link else "")]
+    for slug in slugs or registry.slugs():
+        recs = records(slug)
+        c = counts(recs)
+        sides = []
+        for profile in ("quick", "paper"):
+            claims = load_paper_claims(profile, slug)
+            if claims is None:
+                sides.append("not run")
+                continue
+            n = {v: sum(x["verdict"] == v for x in claims) for v in VERDICTS}
+            sides.append(" / ".join(str(n[v]) for v in VERDICTS))
+        row = f"| `{slug}` | {len(recs)} | " + " | ".join(_verdict_cell(c, v) for v in VERDICTS) + " | " + " | ".join(sides) + " |"
+        if link:
+            row += f" [README](repro/papers/{slug}/README.md) |"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def disagreements_markdown(slugs=None) -> str:
+    rows = disagreements(slugs)
+    if not rows:
+        return "No claim judged in both profiles gets different verdicts."
+    lines = ["| paper | claim | quick | paper | kind |", "|---|---|---|---|---|"]
+    for r in rows:
+        kind = ("contradiction: the quick profile does not keep the paper's regime" if r.disagreement == "contradiction"
+                else "power: one profile's interval straddles")
+        lines.append(f"| `{r.paper_slug}` | {r.id} | {r.quick} | {r.paper} | {kind} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    print(record_table_markdown(link=False))
+    print()
+    print(disagreements_markdown())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
