@@ -1,0 +1,207 @@
+"""The GPU check of the paper profile: each training paper's paper-profile jobs, cut to a few rounds, on a device,
+compared with the CPU's numbers for the same seed and timed per part (the costs tool's parts).
+
+    python -m repro.gpu_check record  --out docs/gpu_check/cpu_reference.json   # on the CPU, once
+    python -m repro.gpu_check compare --reference docs/gpu_check/cpu_reference.json --device cuda \
+                                      --out docs/gpu_check/cuda.md                # on a CUDA machine
+
+``record`` executes the short copy of every part (the jobs ``repro.costs`` probes: one job of each cost signature,
+cut to ``--rounds`` rounds) on the CPU and stores its result numbers and CPU seconds. ``compare`` executes the
+same short jobs on ``--device`` and writes a table: per part the CPU and device seconds, their ratio and the
+largest difference between the two results' numbers (losses, accuracies, bits; the same seed draws the same
+data order and noise on both devices, so they differ by float rounding, amplified by the rounds trained).
+Parts whose dataset is missing are listed as such; ``--parts REGEX`` and ``--budget SECONDS`` keep a call short
+(the parts are taken cheapest first, by the stored CPU time). The CPU path is tested
+(tests/unit/test_gpu_check.py); on a machine without CUDA, ``compare --device cuda`` stops with a clear message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import time
+from pathlib import Path
+
+from repro import experiment as ex
+from repro import paths, registry
+from repro.results import write_text
+
+TRAINING_PAPERS = ("dp_ditto", "wpfl_minmax", "ota_jammer")
+
+
+def short_jobs(slug: str, profile: str = "paper", rounds: int = 1, parts: str | None = None) -> dict[str, ex.RunSpec]:
+    """key -> the short job of every distinct cost part of the paper's runs (first run that has it)."""
+    hook = getattr(registry.module(slug, "experiments"), "cost_probe", None)
+    if hook is None:
+        return {}
+    select = re.compile(parts).search if parts else None
+    out: dict[str, ex.RunSpec] = {}
+    for _, spec in sorted(ex.run_specs(slug, profile).items()):
+        probe = hook(spec, rounds)
+        for part in (probe.parts if probe else []):
+            if part.key not in out and (select is None or select(part.key)):
+                out[part.key] = part.short
+    return out
+
+
+def numbers(result, prefix: str = "") -> dict[str, float]:
+    """Every finite number in a (nested) result, keyed by its path (timings and run metadata left out)."""
+    out: dict[str, float] = {}
+    if isinstance(result, dict):
+        for k, v in result.items():
+            if k in ("timing", "cpu_s", "wall_s", "elapsed_s", "progress", "env", "versions"):
+                continue
+            out.update(numbers(v, f"{prefix}/{k}"))
+    elif isinstance(result, (list, tuple)):
+        for i, v in enumerate(result):
+            out.update(numbers(v, f"{prefix}[{i}]"))
+    elif isinstance(result, (int, float)) and not isinstance(result, bool):
+        f = float(result)
+        if math.isfinite(f):
+            out[prefix] = f
+    return out
+
+
+def execute(slug: str, spec: ex.RunSpec, profile: str, device: str) -> tuple[float, dict]:
+    """(seconds, result) of one job on ``device`` (CPU seconds on the CPU, wall seconds with a sync on a GPU)."""
+    import torch
+
+    fn = ex.tasks(slug)[spec.task].resolve()
+    ctx = ex.RunContext(profile=profile, run_id=spec.run_id, device=device, threads=torch.get_num_threads(), log=lambda m: None)
+    on_gpu = device.startswith("cuda")
+    t0 = time.perf_counter() if on_gpu else time.process_time()
+    result = fn(spec, ctx)
+    if on_gpu:
+        torch.cuda.synchronize()
+    return (time.perf_counter() if on_gpu else time.process_time()) - t0, result
+
+
+def record(papers, profile: str, rounds: int, parts: str | None, budget: float, out: Path, device: str = "cpu", log=print) -> dict:
+    """Execute every short job on ``device`` and store its numbers and seconds (resumable: parts already in
+    ``out`` are kept)."""
+    doc = json.loads(out.read_text()) if out.exists() else {}
+    if doc and (doc.get("profile"), doc.get("rounds")) != (profile, rounds):
+        raise SystemExit(f"repro: error: {out} holds profile {doc.get('profile')!r}, rounds {doc.get('rounds')}: "
+                         f"not {profile!r}, {rounds} (use another --out)")
+    doc.update({"profile": profile, "rounds": rounds, "device": device})
+    entries = doc.setdefault("parts", {})
+    spent = 0.0
+    for slug in papers:
+        for key, spec in short_jobs(slug, profile, rounds, parts).items():
+            name = f"{slug} | {key}"
+            if name in entries:
+                continue
+            if spent >= budget:
+                log(f"[gpu_check] budget of {budget:g} s spent: {name} not recorded")
+                continue
+            seconds, result = execute(slug, spec, profile, device)
+            spent += seconds
+            entry = {"seconds": seconds, "run_id": spec.run_id}
+            if ex.is_unavailable(result):
+                entry["unavailable"] = result.get("reason", "unavailable")
+            else:
+                entry["numbers"] = numbers(result)
+            entries[name] = entry
+            write_text(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+            log(f"[gpu_check] {name}: {seconds:.2f} s on {device}" + (" (unavailable)" if "unavailable" in entry else ""))
+    return doc
+
+
+def compare(reference: dict, profile: str, device: str, budget: float, parts: str | None, log=print) -> list[dict]:
+    """Rows of the comparison table: the reference's parts re-executed on ``device``, cheapest first."""
+    rows = []
+    spent = 0.0
+    select = re.compile(parts).search if parts else None
+    todo = sorted(reference["parts"].items(), key=lambda kv: kv[1]["seconds"])
+    for name, ref in todo:
+        if select is not None and not select(name):
+            continue
+        slug, key = name.split(" | ", 1)
+        if "unavailable" in ref:
+            rows.append({"part": name, "status": f"not run: {ref['unavailable']}"})
+            continue
+        if spent >= budget:
+            rows.append({"part": name, "status": "not run: budget spent"})
+            continue
+        spec = short_jobs(slug, reference["profile"], reference["rounds"], re.escape(key) + "$").get(key)
+        if spec is None:
+            rows.append({"part": name, "status": "not run: part no longer in the profile"})
+            continue
+        seconds, result = execute(slug, spec, profile, device)
+        spent += seconds
+        got, want = numbers(result), ref["numbers"]
+        common = sorted(set(got) & set(want))
+        diff = max((abs(got[k] - want[k]) for k in common), default=float("nan"))
+        rows.append({"part": name, "status": "ok" if set(got) == set(want) else f"{len(set(got) ^ set(want))} numbers differ in presence",
+                     "cpu_s": ref["seconds"], "device_s": seconds, "speedup": ref["seconds"] / seconds if seconds > 0 else float("inf"),
+                     "numbers": len(common), "max_abs_diff": diff})
+        log(f"[gpu_check] {name}: {seconds:.2f} s on {device} (CPU {ref['seconds']:.2f} s), max |diff| {diff:.3g}")
+    return rows
+
+
+def table(rows: list[dict], device: str, reference: dict) -> str:
+    lines = [f"# GPU check: paper-profile jobs, {reference['rounds']} round(s) each, `{device}` vs the CPU reference", "",
+             f"Written by `python -m repro.gpu_check compare --device {device}`; the CPU numbers and seconds come from the "
+             "stored reference (`python -m repro.gpu_check record`).", "",
+             "| part | status | CPU s | device s | CPU / device | numbers compared | max abs diff |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        part = r["part"].replace(" | ", ": ").replace("|", "/")
+        if "cpu_s" not in r:
+            lines.append(f"| {part} | {r['status']} | | | | | |")
+            continue
+        lines.append(f"| {part} | {r['status']} | {r['cpu_s']:.3g} | {r['device_s']:.3g} | {r['speedup']:.3g} | "
+                     f"{r['numbers']} | {r['max_abs_diff']:.3g} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m repro.gpu_check", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    for name in ("record", "compare"):
+        sp = sub.add_parser(name)
+        sp.add_argument("--profile", default="paper", choices=ex.PROFILES)
+        sp.add_argument("--papers", nargs="+", default=list(TRAINING_PAPERS), choices=list(registry.slugs()))
+        sp.add_argument("--parts", help="regular expression on '<slug> | <part key>' (record: on the part key)")
+        sp.add_argument("--budget", type=float, default=480.0, help="seconds of execution to spend at most (default 480)")
+        sp.add_argument("--out", required=name == "record", help="record: the reference JSON; compare: the markdown table")
+    sub.choices["record"].add_argument("--rounds", type=int, default=1)
+    sub.choices["record"].add_argument("--device", default="cpu")
+    sub.choices["compare"].add_argument("--reference", required=True)
+    sub.choices["compare"].add_argument("--device", default="cuda")
+    args = p.parse_args(argv)
+    if args.budget <= 0:
+        p.error(f"--budget must be > 0 seconds, got {args.budget}")
+    if args.device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise SystemExit(f"repro: error: --device {args.device}: torch {torch.__version__} sees no CUDA device here")
+    if args.cmd == "record":
+        if args.rounds < 1:
+            p.error(f"--rounds must be >= 1, got {args.rounds}")
+        out = Path(args.out)
+        out = out if out.is_absolute() else paths.project_root() / out
+        record(args.papers, args.profile, args.rounds, args.parts, args.budget, out, args.device,
+               log=lambda m: print(m, file=sys.stderr, flush=True))
+        return 0
+    ref_path = Path(args.reference)
+    if not ref_path.exists():
+        raise SystemExit(f"repro: error: --reference {ref_path} does not exist (make it with `python -m repro.gpu_check record`)")
+    reference = json.loads(ref_path.read_text())
+    wanted = tuple(args.papers)
+    reference = {**reference, "parts": {k: v for k, v in reference["parts"].items() if k.split(" | ", 1)[0] in wanted}}
+    rows = compare(reference, args.profile, args.device, args.budget, args.parts,
+                   log=lambda m: print(m, file=sys.stderr, flush=True))
+    text = table(rows, args.device, reference)
+    if args.out:
+        write_text(Path(args.out), text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
