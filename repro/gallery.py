@@ -22,6 +22,7 @@ VERDICTS_START, VERDICTS_END = "<!-- verdicts:start -->", "<!-- verdicts:end -->
 PAPER_COST_START, PAPER_COST_END = "<!-- paper-cost:start -->", "<!-- paper-cost:end -->"
 FINDINGS_START, FINDINGS_END = "<!-- findings:start -->", "<!-- findings:end -->"
 GALLERY_PAGE = "docs/gallery.md"
+VERDICTS_PAGE = "docs/verdicts.md"
 
 #: the headline claims of each paper shown in the README's findings table (the claims a reader of the paper
 #: would check first: its abstract's numbers, its privacy guarantee, its main comparison)
@@ -181,6 +182,26 @@ def gallery_page() -> str:
                       body, ""])
 
 
+def verdicts_page() -> str:
+    """docs/verdicts.md: every claim's verdict of record, its scale, and both profiles' verdicts."""
+    from repro import record
+    from repro.report import VERDICT_TEXT
+
+    lines = ["# Every claim's verdict of record", "",
+             "Written by `python -m repro.gallery` from `results/{quick,paper}/<slug>/claims.json`. **Scale**: `paper` = "
+             "judged on runs at the paper's settings; `quick` = judged on the reduced profile only (no paper-scale run of "
+             "it yet); `-` = not evaluated at either scale. The evidence of each verdict: "
+             "[figures/paper/claims.md](../figures/paper/claims.md), [figures/quick/claims.md](../figures/quick/claims.md).", ""]
+    for slug in registry.slugs():
+        lines += [f"## `{slug}`", "", "| claim | the paper says | verdict of record | scale | quick | paper |", "|---|---|---|---|---|---|"]
+        for r in record.records(slug):
+            says = _short(r.claim.get("paper_says", ""), 110) if r.claim else ""
+            lines.append(f"| {r.id} | {says} | {VERDICT_TEXT[r.verdict]} | {r.scale} | {r.quick or 'not run'} | "
+                         f"{r.paper or 'not run'} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     readme = paths.project_root() / "README.md"
     text = _replace_block(readme.read_text(), FINDINGS_START, FINDINGS_END, findings_markdown())
@@ -189,6 +210,7 @@ def main(argv=None) -> int:
     text = _replace_block(text, PAPER_COST_START, PAPER_COST_END, paper_cost_markdown())
     write_text(readme, text)
     write_text(paths.project_root() / GALLERY_PAGE, gallery_page())
+    write_text(paths.project_root() / VERDICTS_PAGE, verdicts_page())
     return 0
 
 
