@@ -554,7 +554,18 @@ def p7_adapts_per_client(tables, params):
         e = g.groupby("series")["value"].mean()
         if all(k in e for k in P7_LIMITS):
             limits[f"{c} seed {int(seed)}"] = round(float(abs(e[P7_LIMITS[0]] - e[P7_LIMITS[1]]) / e.mean()), 5)
+    response = {}
+    allp = tables["p7"]
+    for (c, seed), g in allp.groupby([allp["panel"].astype(str), "seed"]):
+        k = g[g["series"] == "constants"].set_index("metric")["value"]
+        r = g[(g["series"] == "response to X") & (g["metric"] == "eta_p")]
+        if {"x_operating_min", "x_operating_max"} <= set(k.index) and not r.empty:
+            x = pd.to_numeric(r["x"])
+            v = r[(x >= k["x_operating_min"]) & (x <= k["x_operating_max"])]["value"]
+            if len(v):
+                response[f"{c} seed {int(seed)}"] = float(f"{(v.max() - v.min()) / v.mean():.3g}")
     return ev.but(details={**ev.details, f"package reading: material (> {MATERIAL_ADAPTATION:g})": reading,
+                           "eta_p response spread over the X range met in training (rho_G from 0 to 1)": response,
                            "eta_p spread between the limits X -> 0 and X -> inf (not what training meets)": limits})
 
 
