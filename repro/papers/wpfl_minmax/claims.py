@@ -3,9 +3,11 @@
 Conventions. "Proposed" is S1. A relative gain is ``(a_P - a_b) / a_b`` for accuracy and Jain's index and
 ``(L_b - L_P) / L_b`` for the max test loss, against the best competitor at each T0 (the paper's
 "second-best"); "at least X %" is the minimum over the T0 grid and the configurations named, one value
-per seed. Orderings are judged per seed at every (configuration, T0) level separately (Fig. 5: on the
-mean over the rounds of each configuration) and every level must hold: the parts' intervals are
-Bonferroni-adjusted (family level 95 %). The max test loss is heavy-tailed: orderings compare
+per seed. Orderings over many (configuration, T0, baseline) levels are one sign test pooled over the seed x level
+pairs (Fig. 5: the mean over the rounds of each configuration is the level); trends in T0 and per-configuration
+numbers that must all hold use Bonferroni-adjusted intervals (family level 95 %). A printed gain is first
+checked against the largest gain the measured competitors allow. In a reduced profile a verdict is kept only
+where paper scale gave the same (section "verdict of record" at the end). The max test loss is heavy-tailed: orderings compare
 log10(L_b / L_P), a diverged run (loss +inf) counted LOSS_DIVERGED_DECADES decades worse. Configurations
 a profile does not run (CIFAR-10 cannot be had offline) are left out; a claim with no evaluated
 configuration is not evaluated.
@@ -18,8 +20,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from repro.claims import (ClaimSet, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated, number,
-                          unchanged)
+import dataclasses
+
+from repro.claims import (ClaimSet, Evidence, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+                          number, sign_test, unchanged)
 from repro.claims import bonferroni as claims_bonferroni
 
 CLAIMS = ClaimSet("wpfl_minmax")
@@ -105,7 +109,39 @@ def _at_least(tables, fig, configs, names, metric) -> tuple[pd.Series, dict]:
     seeds = sorted(set.intersection(*[set(g.index) for g in per_cfg.values()]))
     vals = pd.Series({s: float(np.nanmin([g.loc[s].min() for g in per_cfg.values()])) for s in seeds})
     detail = {c: {str(x): round(float(v), 4) for x, v in g.mean().items()} for c, g in per_cfg.items()}
-    return vals, {"mean_gain_per_T0": detail, "configs": cfgs}
+    caps = {c: _cap(_best_of(t, c, names, metric), metric) for c in cfgs}
+    cap = pd.Series({s: float(np.nanmin([g.loc[s].min() for g in caps.values()])) for s in seeds})
+    return vals, {"mean_gain_per_T0": detail, "configs": cfgs, "_cap": cap}
+
+
+def _cap(best: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The largest relative gain over ``best`` that the metric allows (judging rule 7): accuracy and Jain's index are
+    at most 1, so (1 - b) / b; a loss gain (b - L_P) / b is at most 1."""
+    if not HIGHER_BETTER.get(metric, True):
+        return best * 0 + 1.0
+    b = best.where(np.isfinite(best) & (best > 0))
+    return (1 - b) / b
+
+
+def _judge_gain(vals, paper_value: float, cap, *, rtol: float = GAIN_RTOL, level: float = FAMILY_LEVEL,
+                keep: bool = False, details: dict | None = None) -> Evidence:
+    """A printed gain "at least X %" (judging rule 7): when the paper's band starts above the largest gain the measured
+    competitors allow (the best seed's cap), the claim is not testable here; ``keep`` judges the measured gain anyway
+    and says that the band is unreachable."""
+    det = {k: v for k, v in (details or {}).items() if k != "_cap"}
+    lower = paper_value * (1 - rtol)
+    top = float(np.nanmax(np.asarray(cap, dtype=float))) if len(cap) else float("nan")
+    det["largest_reachable_gain"] = round(top, 4)
+    if paper_value > 0 and np.isfinite(top) and top < lower:
+        msg = (f"at most {100 * top:.2f} % reachable (the best competitor's value caps the gain at (1 - b) / b), the "
+               f"paper's band starts at {100 * lower:.2f} %")
+        if keep:
+            ev = number(vals, paper_value, rtol=rtol, level=level, details=det)
+            return ev.but(reason=f"the paper's band is unreachable at these settings: {msg}; the verdict rests on the "
+                                 f"measured gain itself ({100 * float(np.mean(vals)):.2f} %)")
+        reps = [round(float(v), 6) for v in np.asarray(vals, dtype=float)]
+        return not_evaluated(msg, category="unreachable", measured_gain_per_seed=reps, **det)
+    return number(vals, paper_value, rtol=rtol, level=level, details=det)
 
 
 def bonferroni(m: int) -> float:
@@ -152,14 +188,25 @@ def _ordering(tables, fig, metric, a, b, configs=ALL, per_level=True) -> dict:
 
 
 def _judge_all(diffs: dict, expect="positive", reason: str = ""):
-    """Every part must hold: each judged with a Bonferroni-adjusted interval, then combined."""
-    level = bonferroni(len(diffs))
-    parts = {}
+    """An ordering over many (configuration, T0, baseline) levels: one sign test pooled over every seed x level pair
+    (judging rule 8; each pair oriented to the paper's direction, exact ties dropped and counted), with each level's
+    mean difference and count reported beside."""
+    pooled, per_part = [], {}
     for k, v in diffs.items():
         v, e = v if isinstance(v, tuple) else (v, expect)  # (values, expect) for a part with its own direction
-        parts[k] = direction(v, expect=e, level=level)
-    ev = combine(parts, reason=reason)
-    return ev.but(details={**ev.details, "part_level": round(level, 6)})
+        sgn = 1.0 if e == "positive" else -1.0
+        arr = np.asarray(pd.Series(v).dropna(), dtype=float)
+        arr = arr[np.isfinite(arr)]
+        if not arr.size:
+            continue
+        pooled.extend((sgn * arr).tolist())
+        per_part[k] = {"mean": round(float(np.mean(arr)), 6), "pairs": int(arr.size),
+                       "on_paper_side": int(np.sum(sgn * arr > 0)), "expect": e}
+    if not pooled:
+        raise MissingData("no seed x level pair to judge")
+    cells = sum(1 for d in per_part.values() if (d["mean"] > 0) == (d["expect"] == "positive") and d["mean"] != 0)
+    return sign_test(pooled, expect="positive", reason=reason,
+                     details={"levels": len(per_part), "level_means_on_paper_side": cells, "parts": per_part})
 
 
 def _with_cnn(*figs):
@@ -253,7 +300,7 @@ def _order_cf(fig, metric, a, others, a_wins: bool):
               support=_after(_with_cnn("fig3"), _gain_support("fig3", "accuracy", SCHEDULERS, 0.8708)))
 def scheduling_accuracy_gain_cnn(tables, params):
     vals, det = _at_least(tables, "fig3", CNN, SCHEDULERS, "accuracy")
-    return number(vals, 0.8708, rtol=GAIN_RTOL, details=det)
+    return _judge_gain(vals, 0.8708, det["_cap"], details=det)
 
 
 @CLAIMS.claim("C2", figures=["fig3", "tuning"], kind="number",
@@ -266,7 +313,7 @@ def scheduling_accuracy_gain_cnn(tables, params):
               support=_gain_support("fig3", "accuracy", SCHEDULERS, 0.5226))
 def scheduling_accuracy_gain_dnn_mlr(tables, params):
     vals, det = _at_least(tables, "fig3", DNN_MLR, SCHEDULERS, "accuracy")
-    return number(vals, 0.5226, rtol=GAIN_RTOL, details={**det, "tuned_comparison": _tuned_scheduler_gain(tables)})
+    return _judge_gain(vals, 0.5226, det["_cap"], keep=True, details={**det, "tuned_comparison": _tuned_scheduler_gain(tables)})
 
 
 def _tuned_scheduler_gain(tables) -> dict:
@@ -288,7 +335,7 @@ def _tuned_scheduler_gain(tables) -> dict:
 @CLAIMS.claim("C3", figures="fig3", kind="direction",
               paper_says="'the proposed scheduling policy outperforms the other benchmarks, in accuracy' (Sec. VII-3, Figs. 3)",
               tests="per configuration, T0 and baseline (Round-Robin, Random, Non-Adjustment at the paper's lr 0.01), per "
-                    "seed, acc_P - acc_b > 0; every part must hold (Bonferroni-adjusted intervals)",
+                    "seed, acc_P - acc_b > 0; one sign test pooled over the seed x level pairs",
               refute=_order_cf("fig3", "accuracy", P, SCHEDULERS, a_wins=False),
               support=_order_cf("fig3", "accuracy", P, SCHEDULERS, a_wins=True))
 def scheduling_accuracy_ordering(tables, params):
@@ -307,7 +354,7 @@ def scheduling_accuracy_ordering(tables, params):
               support=_after(_with_cnn("fig4"), _gain_support("fig4", "max_test_loss", SCHEDULERS, 0.1621)))
 def scheduling_max_loss_gain_cnn(tables, params):
     vals, det = _at_least(tables, "fig4", CNN, SCHEDULERS, "max_test_loss")
-    return number(vals, 0.1621, rtol=LOSS_RTOL, details=det)
+    return _judge_gain(vals, 0.1621, det["_cap"], rtol=LOSS_RTOL, details=det)
 
 
 @CLAIMS.claim("C5", figures="fig4", kind="number",
@@ -317,7 +364,7 @@ def scheduling_max_loss_gain_cnn(tables, params):
               support=_gain_support("fig4", "max_test_loss", SCHEDULERS, 0.1599))
 def scheduling_max_loss_gain_dnn_mlr(tables, params):
     vals, det = _at_least(tables, "fig4", DNN_MLR, SCHEDULERS, "max_test_loss")
-    return number(vals, 0.1599, rtol=LOSS_RTOL, details=det)
+    return _judge_gain(vals, 0.1599, det["_cap"], rtol=LOSS_RTOL, details=det)
 
 
 @CLAIMS.claim("C6", figures="fig4", kind="number",
@@ -329,14 +376,14 @@ def scheduling_max_loss_gain_dnn_mlr(tables, params):
               support=_after(_with_cnn("fig4"), _gain_support("fig4", "jain", SCHEDULERS, 0.3837)))
 def scheduling_fairness_gain_cnn(tables, params):
     vals, det = _at_least(tables, "fig4", CNN, SCHEDULERS, "jain")
-    return number(vals, 0.3837, rtol=GAIN_RTOL, details=det)
+    return _judge_gain(vals, 0.3837, det["_cap"], details=det)
 
 
 @CLAIMS.claim("C7", figures="fig4", kind="direction",
               paper_says="'Under DNN and MLR models ... our approach slightly outperforms the alternatives in fairness' "
                          "(Sec. I); 'substantially fairer' than Round-Robin, Random, Non-Adjustment (Sec. VII-3)",
-              tests="per DNN/MLR configuration, T0 and scheduler baseline, per seed, J_P - J_b > 0; every part must hold "
-                    "(Bonferroni)",
+              tests="per DNN/MLR configuration, T0 and scheduler baseline, per seed, J_P - J_b > 0; one sign test pooled"
+                    " over the seed x level pairs",
               refute=_order_cf("fig4", "jain", P, SCHEDULERS, a_wins=False),
               support=_order_cf("fig4", "jain", P, SCHEDULERS, a_wins=True))
 def scheduling_fairness_ordering(tables, params):
@@ -350,7 +397,8 @@ def scheduling_fairness_ordering(tables, params):
               paper_says="'The proposed scheduling and configuration policy differs marginally from the best possible "
                          "results achieved under an error-free channel' (Sec. VII-3)",
               tests="per seed, the largest |acc(error-free) - acc_P| over every configuration and T0; reproduced if the "
-                    "interval lies in [-0.02, 0.02]",
+                    "interval lies in [-0.02, 0.02]. The paper prints no number for 'marginally': the 2-point band is the "
+                    "package's reading",
               refute=lambda t, p: (_set(t, "fig3", "accuracy", {P: 0.3, "Proposed (error-free)": 0.9}), p),
               support=lambda t, p: (edit(_set(t, "fig3", "accuracy", {"Proposed (error-free)": 0.8}), "fig3",
                                          lambda r: 0.8 + 0.001 * r["seed"].astype(float), rows=True, series=P,
@@ -367,7 +415,9 @@ def error_free_gap_marginal(tables, params):
         det[c] = {str(int(x)): round(float(v), 4) for x, v in g.mean().items()}
     if not gaps:
         raise MissingData("no configuration has both Proposed and Proposed (error-free)")
-    return number(pd.concat(gaps, axis=1).max(axis=1), 0.0, atol=MARGINAL_ATOL, details={"mean_gap_per_T0": det})
+    return number(pd.concat(gaps, axis=1).max(axis=1), 0.0, atol=MARGINAL_ATOL, details={"mean_gap_per_T0": det},
+                  reason="package reading: the paper prints no number for 'differs marginally'; the band of "
+                         f"+-{100 * MARGINAL_ATOL:g} accuracy points is the package's")
 
 
 def _peak_effect(tables, fig, series, metric, higher_is_peak: bool):
@@ -380,7 +430,7 @@ def _peak_effect(tables, fig, series, metric, higher_is_peak: bool):
         except MissingData:
             continue
         if g.shape[1] < 3:
-            parts[c] = not_evaluated(f"{c}: {g.shape[1]} T0 value(s); a rise-then-fall needs >= 3")
+            parts[c] = not_evaluated(f"{c}: {g.shape[1]} T0 value(s); a rise-then-fall needs >= 3", category="not_run")
             continue
         v = g.to_numpy() if higher_is_peak else -g.to_numpy()
         eff = np.nanmax(v[:, 1:-1], axis=1) - np.maximum(v[:, 0], v[:, -1])
@@ -478,29 +528,52 @@ def _channel_cf(t, km_high: bool):
               paper_says="the learning rates and PL-FL weighting coefficients are jointly optimised 'adapting to the channel "
                          "conditions, as well as the privacy requirement' (Sec. I); 'the effect of the DP noise ... depends "
                          "on the uplink and downlink channel conditions ... and can vary among clients' (Sec. V-B)",
-              tests="algebra of P7 (39): the largest possible adaptation of eta_P, |eta_P*(X -> 0) - eta_P*(X -> inf)| over "
-                    "their mean, where X of (34) carries every channel and noise input; per configuration and seed (G0, M "
-                    "of the run); material above 5 %. The spread P7 chose in training is reported beside",
-              refute=lambda t, p: (edit(t, "p7", lambda v: v * 0 + 0.07, series=list(P7_LIMITS), metric="eta_p"), p),
-              support=lambda t, p: (edit(edit(t, "p7", lambda v: v * 0 + 0.2, series=P7_LIMITS[0], metric="eta_p"), "p7",
-                                         lambda v: v * 0 + 0.05, series=P7_LIMITS[1], metric="eta_p"), p))
+              tests="per configuration and seed, the relative spread (max - min) / mean of the eta_P and of the lambda that "
+                    "P7 (39) chose over every client and round of training, at the X of (34) that occur there: P7 adapts "
+                    "if either spread is > 0 (the paper prints no size; the package's reading 'material above 5 %' and the "
+                    "spread between the limits X -> 0 and X -> inf are reported beside)",
+              refute=lambda t, p: (_p7_chosen(t, 0.0), p),
+              support=lambda t, p: (_p7_chosen(t, 0.1), p))
 def p7_adapts_per_client(tables, params):
-    t = need(tables, "p7", metric="eta_p")
-    t = t[t["series"].isin(P7_LIMITS)]
+    t = need(tables, "p7", series="chosen in training")
+    t = t[t["metric"].isin(("eta_p_rel_spread", "lambda_rel_spread"))]
     if t.empty:
-        raise MissingData("p7: no limits of P7")
-    parts = {}
+        raise MissingData("p7: no spread of the eta_P, lambda chosen in training")
+    parts, reading = {}, {}
     for (c, seed), g in t.groupby([t["panel"].astype(str), "seed"]):
-        e = g.groupby("series")["value"].mean()
-        spread = float(abs(e[P7_LIMITS[0]] - e[P7_LIMITS[1]]) / e.mean())
-        parts[f"{c} seed {int(seed)}"] = exact_holds(spread > MATERIAL_ADAPTATION, regenerated=round(spread, 5),
-                                                     expected=f"> {MATERIAL_ADAPTATION}",
-                                                     reason=f"largest possible relative spread of eta_P* = {spread:.4f}")
+        spread = g.groupby("metric")["value"].max()
+        top = float(spread.max())
+        parts[f"{c} seed {int(seed)}"] = exact_holds(top > 0, regenerated={k: float(f"{v:.3g}") for k, v in spread.items()},
+                                                     expected="> 0", reason=f"largest relative spread chosen in training = {top:.3g}")
+        reading[f"{c} seed {int(seed)}"] = top > MATERIAL_ADAPTATION
     ev = combine(parts)
-    chosen = need(tables, "p7", series="chosen in training", metric="eta_p_rel_spread") if "p7" in tables else None
-    trained = ({c: round(float(g["value"].mean()), 5) for c, g in chosen.groupby(chosen["panel"].astype(str))}
-               if chosen is not None and not chosen.empty else {})
-    return ev.but(details={**ev.details, "eta_p_rel_spread_chosen_in_training": trained})
+    lim = tables["p7"]
+    lim = lim[lim["series"].isin(P7_LIMITS) & (lim["metric"] == "eta_p")]
+    limits = {}
+    for (c, seed), g in lim.groupby([lim["panel"].astype(str), "seed"]):
+        e = g.groupby("series")["value"].mean()
+        if all(k in e for k in P7_LIMITS):
+            limits[f"{c} seed {int(seed)}"] = round(float(abs(e[P7_LIMITS[0]] - e[P7_LIMITS[1]]) / e.mean()), 5)
+    response = {}
+    allp = tables["p7"]
+    for (c, seed), g in allp.groupby([allp["panel"].astype(str), "seed"]):
+        k = g[g["series"] == "constants"].set_index("metric")["value"]
+        r = g[(g["series"] == "response to X") & (g["metric"] == "eta_p")]
+        if {"x_operating_min", "x_operating_max"} <= set(k.index) and not r.empty:
+            x = pd.to_numeric(r["x"])
+            v = r[(x >= k["x_operating_min"]) & (x <= k["x_operating_max"])]["value"]
+            if len(v):
+                response[f"{c} seed {int(seed)}"] = float(f"{(v.max() - v.min()) / v.mean():.3g}")
+    return ev.but(details={**ev.details, f"package reading: material (> {MATERIAL_ADAPTATION:g})": reading,
+                           "eta_p response spread over the X range met in training (rho_G from 0 to 1)": response,
+                           "eta_p spread between the limits X -> 0 and X -> inf (not what training meets)": limits})
+
+
+def _p7_chosen(t, value):
+    """Counterfactual: the spreads P7 chose in training set to ``value``."""
+    for m in ("eta_p_rel_spread", "lambda_rel_spread"):
+        t = edit(t, "p7", lambda v: v * 0 + value, series="chosen in training", metric=m)
+    return t
 
 
 P7_LIMITS = ("limit gradient_term_only", "limit noise_term_only")
@@ -516,12 +589,12 @@ P7_LIMITS = ("limit gradient_term_only", "limit noise_term_only")
               refute=_gain_refute("fig2", "accuracy", DP_BASELINES), support=_gain_support("fig2", "accuracy", DP_BASELINES, 0.05))
 def mechanism_gain_over_second_best(tables, params):
     vals, det = _at_least(tables, "fig2", ALL, DP_BASELINES, "accuracy")
-    return number(vals, 0.05, rtol=GAIN_RTOL, details=det)
+    return _judge_gain(vals, 0.05, det["_cap"], details=det)
 
 
 @CLAIMS.claim("C14", figures="fig2", kind="direction",
               paper_says="the proposed mechanism is more accurate than Gaussian, MA and Dithering (Sec. VII-2, Fig. 2)",
-              tests="per configuration, T0 and baseline, per seed, acc_P - acc_b > 0; every part (Bonferroni)",
+              tests="per configuration, T0 and baseline, per seed, acc_P - acc_b > 0; one sign test pooled over the seed x level pairs",
               refute=_order_cf("fig2", "accuracy", P, DP_BASELINES, a_wins=False),
               support=_order_cf("fig2", "accuracy", P, DP_BASELINES, a_wins=True))
 def mechanism_accuracy_ordering(tables, params):
@@ -538,8 +611,8 @@ UNEQUAL_PRIVACY = ("the mechanisms run at very different certified epsilon (priv
 @CLAIMS.claim("C38", figures="fig2", kind="direction",
               paper_says="'the proposed mechanism achieves at least 5.00% better accuracy than the second-best (i.e., "
                          "Dithering)' (Sec. VII-2): Dithering is the second-best mechanism",
-              tests="per configuration and T0, per seed, acc_Dithering - max(acc_Gaussian, acc_MA) > 0; every part "
-                    "(Bonferroni)",
+              tests="per configuration and T0, per seed, acc_Dithering - max(acc_Gaussian, acc_MA) > 0; one sign test "
+                    "pooled over the seed x level pairs",
               refute=_order_cf("fig2", "accuracy", "Dithering", ("Gaussian", "MA"), a_wins=False),
               support=_order_cf("fig2", "accuracy", "Dithering", ("Gaussian", "MA"), a_wins=True))
 def dithering_second_best(tables, params):
@@ -569,9 +642,19 @@ def _rel_per_config(tables, fig, other, paper_value, metric="accuracy"):
     if not per:
         raise MissingData(f"{fig}: Proposed and {other} not both regenerated")
     level = bonferroni(len(per))
-    ev = combine({c: number(v, paper_value, rtol=GAIN_RTOL, level=level) for c, v in per.items()},
+    caps = {c: _cap(_grid(t, c, other, metric), metric).mean(axis=1) for c in per}
+    ev = combine({c: _judge_gain(v, paper_value, caps[c], level=level) for c, v in per.items()},
                  reason=UNEQUAL_PRIVACY if fig == "fig2" else "")
-    return ev.but(details={**ev.details, "part_level": round(level, 6)})
+    return _unreachable_if_any(ev, per).but(details={**ev.details, "part_level": round(level, 6)})
+
+
+def _unreachable_if_any(ev: Evidence, per: dict) -> Evidence:
+    """Every configuration must match: one configuration whose band is unreachable makes the claim untestable here."""
+    parts = ev.details.get("parts", {})
+    out = [k for k, d in parts.items() if str(d.get("reason", "")).startswith("not testable in this regime")]
+    if not out:
+        return ev
+    return not_evaluated("; ".join(f"{k}: {parts[k]['reason'].split(': ', 1)[1]}" for k in out), category="unreachable")
 
 
 def _rel_support(fig, other, gap):
@@ -612,7 +695,8 @@ def _bits(tables, metric="total"):
 @CLAIMS.claim("C18", figures="table3", kind="direction",
               paper_says="'the consideration of DP increases the number of bits to be transmitted' (Sec. VII-1, Table III)",
               tests="per configuration and DP mechanism (Proposed, MA, Gaussian), per seed, transmitted bits "
-                    "min(16, B_q + B_o) minus those of WPFL without DP > 0",
+                    "min(16, B_q + B_o) minus those of WPFL without DP > 0; one sign test pooled over the seed x "
+                    "(configuration, mechanism) pairs",
               refute=lambda t, p: (_set(t, "table3", "total", {"WPFL without DP": 16.0}), p),
               support=lambda t, p: (edit(t, "table3", lambda r: 2.0 + 0.01 * r["seed"].astype(float), rows=True,
                                          series="WPFL without DP", metric="total"), p))
@@ -634,8 +718,8 @@ def dp_increases_bits(tables, params):
 @CLAIMS.claim("C19", figures="table3", kind="direction",
               paper_says="'Among the schemes considering DP, the proposed mechanism generally requires the smallest number of "
                          "bits to be transmitted' (Sec. VII-1)",
-              tests="per configuration, per seed, transmitted bits of MA and of Gaussian minus those of Proposed > 0 "
-                    "('generally': Dithering, which Table III itself beats for MLR, is reported, not required)",
+              tests="per configuration, per seed, transmitted bits of MA and of Gaussian minus those of Proposed > 0, one "
+                    "sign test pooled over the seed x (configuration, mechanism) pairs ('generally': Dithering, which Table III itself beats for MLR, is reported, not required)",
               refute=lambda t, p: (_set(t, "table3", "total", {P: 16.0}), p),
               support=lambda t, p: (edit(t, "table3", lambda r: 3.0 + 0.01 * r["seed"].astype(float), rows=True, series=P,
                                          metric="total"), p))
@@ -698,11 +782,23 @@ def dithering_raw_bits(tables, params):
 @CLAIMS.claim("C40", figures="table3", kind="number",
               paper_says="Table III: overhead bits B_o per parameter, e.g. Proposed 3.04 (DNN-MNIST) and 2.61 (MLR-MNIST), "
                          "MA and Gaussian 4.00 / 2.10 (DNN) (Sec. VII-1)",
-              tests="per configuration and mechanism with a printed B_o, per seed, mean overhead bits B_o of the uploads at the "
-                    "Table III T0 against the printed value +- 25 %; every cell must match (Bonferroni)",
-              refute=lambda t, p: (edit(t, "table3", lambda v: v * 0 + 12.0, metric="bo"), p),
-              support=lambda t, p: (_bo_support(t), p))
+              tests="not judged: the paper does not state how the overhead bits are encoded, and the B_o regenerated here "
+                    "count an encoding the package chose (README). Beside, as the package's reading: per configuration and "
+                    "mechanism with a printed B_o, per seed, mean B_o of the uploads at the Table III T0 against the "
+                    "printed value +- 25 % (Bonferroni). The counterfactuals judge it as if the encoding were the paper's",
+              refute=lambda t, p: (edit(t, "table3", lambda v: v * 0 + 12.0, metric="bo"), {**p, "_bo_encoding_is_papers": True}),
+              support=lambda t, p: (_bo_support(t), {**p, "_bo_encoding_is_papers": True}))
 def overhead_bits(tables, params):
+    ev = _overhead_bits_reading(tables)
+    if params.get("_bo_encoding_is_papers"):
+        return ev
+    return not_evaluated("the overhead encoding behind B_o (the paper does not state it); the package's encoding gives "
+                         f"{ev.verdict.replace('_', ' ')} against Table III", category="constant",
+                         package_reading=ev.verdict, package_reading_effect=ev.effect, package_reading_reason=ev.reason,
+                         **ev.details)
+
+
+def _overhead_bits_reading(tables):
     t = need(tables, "table3", metric="bo")
     printed = need(tables, "table3", metric="bo_printed")
     ref = {(str(r.panel), str(r.series)): float(r.value) for r in printed.itertuples() if np.isfinite(r.value)}
@@ -814,26 +910,30 @@ def theorem1_delta_one_release(tables, params):
               refute=_gain_refute("fig5", "accuracy", PFL), support=_gain_support("fig5", "accuracy", PFL, 0.113))
 def pfl_gain_last_round(tables, params):
     t = need(tables, "fig5", metric="accuracy")
-    vals = []
+    vals, caps = [], []
     det = {}
     for c in _configs(t, ALL):
         try:
             g = _gain_vs_best(t, c, PFL, "accuracy")
         except MissingData:
             continue
-        last = g.apply(lambda row: row.dropna().iloc[-1] if row.notna().any() else np.nan, axis=1)  # each seed's last round
+        last_x = g.apply(lambda row: row.dropna().index[-1] if row.notna().any() else np.nan, axis=1)  # each seed's last round
+        last = pd.Series({s: g.loc[s, x] for s, x in last_x.items()}, dtype=float)
+        cap = _cap(_best_of(t, c, PFL, "accuracy"), "accuracy")
+        caps.append(pd.Series({s: cap.loc[s, x] for s, x in last_x.items()}, dtype=float))
         vals.append(last)
         det[c] = round(float(last.mean()), 4)
     if not vals:
         raise MissingData("fig5: Proposed and the PFL baselines not regenerated")
-    return number(pd.concat(vals, axis=1).min(axis=1), 0.113, rtol=GAIN_RTOL, details={"last_round_gain": det})
+    return _judge_gain(pd.concat(vals, axis=1).min(axis=1), 0.113, pd.concat(caps, axis=1).min(axis=1),
+                       details={"last_round_gain": det})
 
 
 @CLAIMS.claim("C25", figures="fig5", kind="direction",
               paper_says="Fig. 5: the proposed WPFL is more accurate than pFedMe, APPLE, FedAMP and FedALA over the "
                          "aggregation rounds (Sec. VII-4)",
-              tests="per configuration and baseline, per seed, mean over the evaluated rounds of acc_P - acc_b > 0; every "
-                    "part (Bonferroni)",
+              tests="per configuration and baseline, per seed, mean over the evaluated rounds of acc_P - acc_b > 0; one sign test "
+                    "pooled over the seed x (configuration, baseline) pairs",
               refute=_order_cf("fig5", "accuracy", P, PFL, a_wins=False), support=_order_cf("fig5", "accuracy", P, PFL, a_wins=True))
 def pfl_curve_ordering(tables, params):
     diffs = {}
@@ -881,7 +981,9 @@ def _second_best_gain(tables, fig, metric, paper_value):
     if not per:
         raise MissingData(f"{fig}: Proposed and the PFL baselines not regenerated together")
     level = bonferroni(len(per))
-    ev = combine({c: number(v, paper_value, rtol=GAIN_RTOL, level=level) for c, v in per.items()})
+    caps = {c: _cap(_best_of(t, c, PFL, metric), metric).mean(axis=1) for c in per}
+    ev = combine({c: _judge_gain(v, paper_value, caps[c], level=level) for c, v in per.items()})
+    ev = _unreachable_if_any(ev, per).but(details=ev.details)
     return ev.but(details={**ev.details, "part_level": round(level, 6), "gain_over_FedAMP": vs_fedamp,
                            "second_best_on_average": second})
 
@@ -889,7 +991,7 @@ def _second_best_gain(tables, fig, metric, paper_value):
 @CLAIMS.claim("C27", figures="fig6", kind="direction",
               paper_says="FedAMP is the second-best method, i.e. the most accurate PFL baseline (Sec. VII-4)",
               tests="per configuration, T0 and other baseline (pFedMe, APPLE, FedALA), per seed, acc_FedAMP - acc_b > 0; "
-                    "every part (Bonferroni)",
+                    "one sign test pooled over the seed x level pairs",
               refute=_order_cf("fig6", "accuracy", "FedAMP", ("pFedMe", "APPLE", "FedALA"), a_wins=False),
               support=_order_cf("fig6", "accuracy", "FedAMP", ("pFedMe", "APPLE", "FedALA"), a_wins=True))
 def fedamp_second_best(tables, params):
@@ -913,7 +1015,7 @@ def pfl_max_loss_gain_over_second_best(tables, params):
               paper_says="'our proposed WPFL outperforms the benchmarks in accuracy and maximum test loss of all "
                          "participating clients' (Sec. VII-4, Figs. 6, 7)",
               tests="per configuration, T0 and baseline, per seed, log10(L_b / L_P) > 0 (max PL test loss; a diverged run "
-                    "6 decades worse) and acc_P - acc_b > 0 (Fig. 6); every part (Bonferroni)",
+                    "6 decades worse) and acc_P - acc_b > 0 (Fig. 6); one sign test pooled over the seed x level pairs",
               refute=lambda t, p: _order_cf("fig6", "accuracy", P, PFL, a_wins=False)(
                   *_order_cf("fig7", "max_test_loss", P, PFL, a_wins=False)(t, p)),
               support=lambda t, p: _order_cf("fig6", "accuracy", P, PFL, a_wins=True)(
@@ -929,7 +1031,7 @@ def pfl_orderings(tables, params):
 @CLAIMS.claim("C30", figures="fig6", kind="direction",
               paper_says="'the performance of pFedMe is always worse than the other benchmarks' (Sec. VII-4)",
               tests="per configuration, T0 and other baseline (APPLE, FedAMP, FedALA), per seed, acc_b - acc_pFedMe > 0; "
-                    "every part (Bonferroni)",
+                    "one sign test pooled over the seed x level pairs",
               refute=_order_cf("fig6", "accuracy", "pFedMe", ("APPLE", "FedAMP", "FedALA"), a_wins=True),
               support=_order_cf("fig6", "accuracy", "pFedMe", ("APPLE", "FedAMP", "FedALA"), a_wins=False))
 def pfedme_worst(tables, params):
@@ -963,7 +1065,7 @@ def baselines_deteriorate_faster(tables, params):
         except MissingData:
             continue
         if gp.shape[1] < 3:
-            parts[c] = not_evaluated(f"{c}: fewer than 3 T0 values")
+            parts[c] = not_evaluated(f"{c}: fewer than 3 T0 values", category="not_run")
             continue
         for b in ("APPLE", "FedAMP", "FedALA"):
             try:
@@ -971,7 +1073,8 @@ def baselines_deteriorate_faster(tables, params):
             except MissingData:
                 continue
             if (db == 0).all() and (_drop(gp) == 0).all():  # a tie: neither deteriorates over this T0 range
-                parts[f"{c}: {b}"] = not_evaluated(f"{c}: neither Proposed nor {b} deteriorates over T0 <= {gp.columns.max():g}")
+                parts[f"{c}: {b}"] = not_evaluated(f"{c}: neither Proposed nor {b} deteriorates over T0 <= {gp.columns.max():g}",
+                                                   category="degenerate")
             else:
                 parts[f"{c}: {b}"] = _drop(gp) - db
     if not parts:
@@ -983,8 +1086,8 @@ def baselines_deteriorate_faster(tables, params):
               paper_says="'The proposed WPFL outperforms pFedMe and FedALA in fairness ... the fairness of the proposed WPFL "
                          "is worse than that of FedAMP and APPLE' (Sec. VII-4)",
               tests="per configuration and T0, per seed, J_P - J_b: > 0 for pFedMe and FedALA, < 0 for FedAMP and APPLE "
-                    "(Jain's index of PL training losses); every part (Bonferroni)",
-              refute=lambda t, p: _order_cf("fig7", "jain", P, PFL, a_wins=False)(t, p),
+                    "(Jain's index of PL training losses); one sign test pooled over the seed x level pairs",
+              refute=lambda t, p: (_fair_support(t, reverse=True), p),
               support=lambda t, p: (_fair_support(t), p))
 def pfl_fairness_pattern(tables, params):
     diffs = {}
@@ -1009,8 +1112,10 @@ def pfl_figures_improve_then_degrade(tables, params):
                     "max test loss (Fig. 7)": _peak_effect(tables, "fig7", P, "max_test_loss", higher_is_peak=False)})
 
 
-def _fair_support(t):
-    for s, v in (("pFedMe", 0.3), ("FedALA", 0.3), (P, 0.5), ("FedAMP", 0.8), ("APPLE", 0.8)):
+def _fair_support(t, reverse: bool = False):
+    """Counterfactual: the printed fairness pattern (pFedMe, FedALA < Proposed < FedAMP, APPLE), or its reverse."""
+    lo, hi = (0.8, 0.3) if reverse else (0.3, 0.8)
+    for s, v in (("pFedMe", lo), ("FedALA", lo), (P, 0.5), ("FedAMP", hi), ("APPLE", hi)):
         t = edit(t, "fig7", lambda r, v=v: v + 0.01 * r["seed"].astype(float), rows=True, series=s, metric="jain")
     return t
 
@@ -1126,3 +1231,98 @@ def mu_below_two_and_table1(tables, params):
               "noise_dbm_per_hz": -169, "pl0_db": -30, "pl_exponent": 2.8, "qam_order": 256, "sampling_rate_q": 0.01}
     differ = {k: params[k] for k, v in table1.items() if params[k] != v}
     return exact_holds(ok and not differ, details={"differs_from_table1": differ})
+
+
+# ---- the verdict of record (judging rule 1) --------------------------------------------------------------
+# A reduced profile (data_fraction < 1: quick, smoke) keeps a claim's verdict only where the same claim judged on the
+# committed paper-scale runs (docs/paper_cpu/wpfl_minmax.yaml: the DNN and MLR panels of Figs. 3-4) gave the same
+# verdict; the evidence is recorded here and in the claim's details. Claims that do not depend on the training regime
+# (closed forms, Table II, the privacy accounting of Table II's noise) are judged alike in every profile.
+
+REGIME_FREE = ("C22", "C23", "C41", "C33", "C34", "C35", "C36", "C37")
+
+QUICK_PRESERVED = {
+    "C2": "not reproduced at both scales on the DNN and MLR panels: smallest gain over the schedulers -1.7 % "
+          "[-3.6, +0.2] quick, -0.31 % [-1.9, +1.3] paper",
+    "C7": "not reproduced at both scales on the DNN and MLR panels: Proposed fairer in 4/27 seed x level pairs quick, "
+          "9/108 paper",
+    "C11": "reproduced at both scales on the DNN and MLR panels: log10(rho Random / rho KM) 11.5 [4.5, 18.5] quick, "
+           "13.1 [13.0, 13.3] paper",
+    "C12": "not reproduced at both scales: the eta_P and lambda P7 chose in training have relative spread 0 (MLR) and "
+           "<= 6e-6 (DNN) in quick and paper runs",
+    "C20": "not reproduced at both scales on the DNN panel: B_q 7.38 [7.05, 7.70] quick, 7.61 [7.59, 7.63] paper "
+           "(Table III: 4.55)",
+}
+
+#: why a quick verdict is not kept: the quantity that differs quick vs paper, or the paper-scale run that is missing
+QUICK_REGIME = {
+    "C3": "share of seed x level pairs where Proposed is more accurate than the schedulers: 0.33 [0.17, 0.54] quick "
+          "(inconclusive) vs 0.96 [0.91, 0.99] paper (reproduced)",
+    "C5": "smallest max-test-loss gain over the schedulers: -0.60 [-0.81, -0.40] quick (not reproduced) vs -2.4 "
+          "[-8.8, +3.9] paper (inconclusive)",
+    "C8": "largest |error-free - Proposed| accuracy gap: 0.011 [-0.001, 0.023] quick (inconclusive) vs 0.0045 "
+          "[-0.004, 0.013] paper (reproduced)",
+}
+_NOT_RUN_AT_PAPER_SCALE = {
+    "fig2": "Fig. 2 (the DP mechanisms) was not run at the paper's settings, so quick (2 % data, batch 8, T0 <= 10) "
+            "vs paper cannot be compared",
+    "table3": "Table III's DP-mechanism uploads were not run at the paper's settings, so quick (2 % data, batch 8) vs "
+              "paper cannot be compared",
+    "fig5": "Figs. 5-7 (the PFL baselines) were not run at the paper's settings, so quick (2 % data, batch 8, MLR only) "
+            "vs paper cannot be compared",
+}
+
+
+def _reduced(params) -> bool:
+    return float(params.get("data_fraction", 1.0)) < 1.0
+
+
+def _regime_reason(spec) -> str:
+    if spec.id in QUICK_REGIME:
+        return QUICK_REGIME[spec.id]
+    for fig in spec.figures:
+        key = "fig5" if fig in ("fig5", "fig6", "fig7") else fig
+        if key in _NOT_RUN_AT_PAPER_SCALE:
+            return _NOT_RUN_AT_PAPER_SCALE[key]
+    return "the claim was not judged at the paper's settings, so quick vs paper cannot be compared"
+
+
+def _of_record(spec):
+    """The claim function with judging rules 1 and 9 applied: missing data named 'not run at this scale'; in a reduced
+    profile, a verdict not shown to agree with paper scale becomes not evaluated ('regime not preserved')."""
+    fn = spec.fn
+
+    def judged(tables, params):
+        try:
+            ev = fn(tables, params)
+        except MissingData as e:
+            return not_evaluated(str(e) or "data missing", category="not_run")
+        if ev.verdict == "not_evaluated":
+            from repro.claims import not_evaluated_category
+            if not_evaluated_category(ev.reason) == "other":
+                return not_evaluated(ev.reason, category="not_run", **ev.details)
+            return ev
+        if not _reduced(params) or spec.id in REGIME_FREE:
+            return ev
+        if spec.id in QUICK_PRESERVED:
+            return ev.but(details={**ev.details, "quick_agrees_with_paper_scale": QUICK_PRESERVED[spec.id]})
+        quick = {"verdict": ev.verdict, "effect": ev.effect, "reason": ev.reason,
+                 "interval": None if ev.interval is None else [ev.interval.low, ev.interval.high]}
+        return not_evaluated(_regime_reason(spec), category="regime", quick_judgement=quick, **ev.details)
+
+    judged.__name__ = fn.__name__
+    return judged
+
+
+def _at_paper_scale(cf):
+    """A counterfactual that stands for the paper's experiment (so the regime rule does not mask it)."""
+    def run(t, p):
+        t2, p2 = cf(t, p)
+        return t2, {**p2, "data_fraction": 1.0}
+    return run
+
+
+for _spec in list(CLAIMS):
+    CLAIMS._specs[_spec.id] = dataclasses.replace(_spec, fn=_of_record(_spec), refute=_at_paper_scale(_spec.refute),
+                                                  support=_at_paper_scale(_spec.support))
+del _spec

@@ -22,7 +22,7 @@ TRAIN_KEYS = ("num_clients", "num_subchannels", "total_bw_hz", "bs_power_dbm", "
               "test_fraction", "fig5_eval_every", "round_cap_factor", "rate_constraint", "dl_power_split", "ma_conversion",
               "dither_bits_target", "perfect_gaussian_sigma", "b_ref", "fedala_slice_batches", "tuning_lrs",
               "validation_fraction")
-#: what the regime run measures (the paper's setting: tau = 100, all data, b_n = round(q |D_n|))
+#: what the regime run measures (the paper-scale setting: tau = 100 local steps, a package decision; all data, b_n = round(q |D_n|))
 REGIME_KEYS = ("local_steps", "batch_size", "data_fraction")
 
 

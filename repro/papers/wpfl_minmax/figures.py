@@ -371,7 +371,7 @@ def _privacy(fig, results, ctx):
               "eps under paper's assumption (2C/b_ref, q = 0.01; not run)", "differs > 2x"]
     note = ("RDP accountant (dp-accounting), delta = delta_Q, T0 releases. As run: each upload is the client's clipped model "
             "(L2 sensitivity 2C); no Poisson sampling and no per-sample clipping was executed (a sample enters an upload with "
-            "probability ~1 at tau = 100). Second reading, labelled, NOT what was run: per-sample sensitivity 2C/b_ref with "
+            "probability ~1 at tau = 100, the package's number of local steps). Second reading, labelled, NOT what was run: per-sample sensitivity 2C/b_ref with "
             "Poisson rate q = 0.01 (the paper's and the baselines' calibration convention). Quantization is post-processing. "
             "Fig. 2 compares the mechanisms at very different certified epsilon.")
     title = "Privacy: nominal eps_Q vs epsilon certified for the noise actually added"
@@ -592,8 +592,9 @@ def _regime(fig, results, ctx):
     header = ["config", "setting", "tau", "batch", "train samples / client", "noise / update (one upload)",
               "noise / update (mean of K = 10)", "PL pull to global per round", "sample inclusion per upload"]
     note = ("one FL update (20a) from the initial model at P5's eta_F (median over clients) against sigma sqrt(|w|) of one upload "
-            "with Table II's sigma at T0 = t0_default; PL pull = 1 - (1 - eta_P lambda)^tau at P7's (eta_P, lambda). Paper "
-            "setting: tau = 100, all data, b_n = round(q |D_n|).")
+            "with Table II's sigma at T0 = t0_default; PL pull = 1 - (1 - eta_P lambda)^tau at P7's (eta_P, lambda). Paper-scale "
+            "setting: tau = 100 (a package decision: the paper's (20a), (20b) are single gradient steps), all data, "
+            "b_n = round(q |D_n|).")
     title = "Regime: DP noise vs the update, and the PL model's pull toward the global model"
     f = draw_tables([(None, header, body)], title, ctx.profile, note, width=12, col_widths="auto", fontsize=7)
     return Rendered(tidy_frame(rows), f, markdown_tables([(title, header, body)], note=note))

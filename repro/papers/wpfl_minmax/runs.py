@@ -71,7 +71,7 @@ def fading_quadrature(points: int, k: int, x_min: float = 1e-14, x_max: float = 
 
 def regime(spec: RunSpec, ctx: RunContext) -> dict:
     """How the DP noise and the global model weigh in one round, at the profile's setting and at the
-    paper's (tau = 100, all data, b_n = round(q |D_n|)): one FL update (20a) from the initial model at P5's
+    paper-scale one (tau = 100, a package decision: (20a), (20b) are single steps; all data, b_n = round(q |D_n|)): one FL update (20a) from the initial model at P5's
     eta_F against the noise norm sigma sqrt(|w|) of one upload (Table II sigma at ``t0``), and the pull of the
     PL step (20b) toward the received global model per round, 1 - (1 - eta_P lambda)^tau, at P7's choice."""
     import torch
