@@ -151,11 +151,40 @@ class RunContext:
     threads: int = 1
     log: Callable[[str], None] = print
     started: float = field(default_factory=time.monotonic)
+    #: where a task may keep its finished sub-jobs while it runs (:meth:`resumable`); set by the pipeline
+    parts_dir: "Path | None" = None
 
     def streams(self, spec: RunSpec):
         from repro.engine.rng import RngStreams
 
         return RngStreams(spec.seed)
+
+    def resumable(self, key: str, fingerprint: dict, compute: Callable[[], dict]) -> dict:
+        """``compute()`` once: a task made of independent sub-jobs (each restarting its seed's streams) calls this
+        per sub-job, so that an interrupted run resumes with the sub-jobs not yet done. A finished sub-job's
+        result (status "ok") is kept atomically under ``parts_dir`` with its ``key`` and ``fingerprint`` (the
+        sub-job's parameters); it is reused only when both match, else recomputed. Without ``parts_dir`` (a task
+        called outside the pipeline) it simply computes."""
+        if self.parts_dir is None:
+            return compute()
+        from repro.results import read_json, write_json
+
+        doc = {"key": key, "fingerprint": fingerprint}
+        name = hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:20]
+        path = Path(self.parts_dir) / f"{name}.json"
+        if path.exists():
+            try:
+                kept = read_json(path)
+            except (OSError, ValueError):
+                kept = None
+            if isinstance(kept, dict) and kept.get("key") == key and kept.get("fingerprint") == json.loads(
+                    json.dumps(fingerprint, default=str)) and isinstance(kept.get("result"), dict):
+                self.log(f"sub-job {key} kept from an earlier, interrupted execution")
+                return kept["result"]
+        result = compute()
+        if isinstance(result, dict) and result.get("status") == "ok":
+            write_json(path, {**doc, "result": result})
+        return result
 
     def progress(self, done: float, total: float, what: str = "") -> str:
         """Log ``what done/total``, the elapsed time and the ETA (linear in the work done since the run

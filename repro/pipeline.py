@@ -54,7 +54,10 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
             return out
         spec = specs[run_id]
         set_threads(threads)
-        ctx = ex.RunContext(profile=profile, run_id=run_id, device=device, threads=threads, log=log)
+        if force:
+            _remove_parts(out)
+        ctx = ex.RunContext(profile=profile, run_id=run_id, device=device, threads=threads, log=log,
+                            parts_dir=_parts_dir(out))
         t0, c0 = time.perf_counter(), time.process_time()
         log(f"start ({spec.task}, seed {spec.seed})")
         if spec.task == ex.BATCH_TASK:
@@ -83,7 +86,8 @@ def _execute_task(slug: str, spec: ex.RunSpec, ctx: ex.RunContext) -> dict:
 
 
 def _parts_dir(out: Path) -> Path:
-    """Where a batch job keeps each finished run until the batch is written (an interrupted batch resumes)."""
+    """Where a job keeps each finished run of a batch, or each finished sub-job of a task
+    (``RunContext.resumable``), until the job's result is written (an interrupted job resumes)."""
     return out.with_name(out.stem + ".parts")
 
 

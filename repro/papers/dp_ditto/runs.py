@@ -262,7 +262,9 @@ def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
     for job in spec.params["jobs"]:
         p = dict(common)
         p.update({k: v for k, v in job.items() if k != "key"})
-        res = run_training(task, p, ctx.streams(spec), ctx)  # every job restarts the seed's streams (D23)
+        # every job restarts the seed's streams (D23), so a finished job is kept and an interrupted batch resumes
+        res = ctx.resumable(str(job["key"]), {"task": task, "seed": spec.seed, **p},
+                            lambda p=p: run_training(task, p, ctx.streams(spec), ctx))
         if res.get("status") != "ok":
             return res
         out[job["key"]] = res

@@ -1,0 +1,40 @@
+"""RunContext.resumable: a task's finished sub-jobs are kept while the job runs, so an interrupted job resumes."""
+
+from repro import experiment as ex
+
+
+def _ctx(tmp_path):
+    return ex.RunContext(profile="smoke", run_id="r", log=lambda m: None, parts_dir=tmp_path / "r.parts")
+
+
+def test_a_finished_subjob_is_kept_and_reused_only_for_the_same_key_and_fingerprint(tmp_path):
+    calls = []
+
+    def compute(v):
+        calls.append(v)
+        return {"status": "ok", "value": v}
+
+    ctx = _ctx(tmp_path)
+    assert ctx.resumable("a", {"eps": 1.0}, lambda: compute(1)) == {"status": "ok", "value": 1}
+    # a new process after an interruption: the finished sub-job is read back, not recomputed
+    assert _ctx(tmp_path).resumable("a", {"eps": 1.0}, lambda: compute(2)) == {"status": "ok", "value": 1}
+    assert _ctx(tmp_path).resumable("a", {"eps": 2.0}, lambda: compute(3))["value"] == 3  # other parameters
+    assert _ctx(tmp_path).resumable("b", {"eps": 1.0}, lambda: compute(4))["value"] == 4  # other sub-job
+    assert calls == [1, 3, 4]
+
+
+def test_unfinished_or_unavailable_results_are_not_kept_and_no_dir_means_no_files(tmp_path):
+    ctx = _ctx(tmp_path)
+    ctx.resumable("a", {}, lambda: {"status": "unavailable", "reason": "missing"})
+    assert not list((tmp_path / "r.parts").glob("*.json")) if (tmp_path / "r.parts").exists() else True
+    plain = ex.RunContext(profile="smoke", run_id="r", log=lambda m: None)
+    assert plain.resumable("a", {}, lambda: {"status": "ok"}) == {"status": "ok"}
+    assert not (tmp_path / "r.parts").exists() or not list((tmp_path / "r.parts").iterdir())
+
+
+def test_a_damaged_part_is_recomputed(tmp_path):
+    ctx = _ctx(tmp_path)
+    ctx.resumable("a", {}, lambda: {"status": "ok", "value": 1})
+    (part,) = (tmp_path / "r.parts").glob("*.json")
+    part.write_text("{ truncated")
+    assert _ctx(tmp_path).resumable("a", {}, lambda: {"status": "ok", "value": 2})["value"] == 2
