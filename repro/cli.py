@@ -15,6 +15,7 @@ import argparse
 import importlib
 import importlib.util
 import sys
+from pathlib import Path
 
 from repro import __version__, registry
 from repro import experiment as ex
@@ -71,9 +72,42 @@ def _cmd_figure(args) -> int:
     return 0
 
 
+def missing_figure_csvs(slug: str, profile: str) -> tuple[list[str], int]:
+    """(the figure CSVs of ``slug`` in ``profile`` that do not exist, relative to the project; how many it has)."""
+    from repro import experiment as ex
+    from repro import paths
+
+    figs = ex.figure_specs(slug, profile)
+    missing = []
+    for fig in figs:
+        p = paths.figures_dir(profile, slug) / f"{fig.fig_id}.csv"
+        if not p.exists():
+            try:
+                missing.append(str(p.relative_to(paths.project_root())))
+            except ValueError:
+                missing.append(str(p))
+    return missing, len(figs)
+
+
+def missing_figures_message(slug: str, profile: str, missing: list[str], total: int) -> str:
+    """One paragraph: which figure CSVs are missing and the commands that build them."""
+    which = "none of its" if len(missing) == total else f"{len(missing)} of its"
+    return (f"cannot judge the claims of {slug} in profile {profile!r}: {which} {total} figure CSVs exist"
+            f"{'' if len(missing) == total else ' (missing)'}: {', '.join(missing)}. Claims are judged on these "
+            f"tables, so nothing was written. Build them with `snakemake --cores all results/{profile}/{slug}/claims.json` "
+            f"(trains the missing runs, draws every figure, then judges the claims), or one figure at a time with "
+            f"`repro figure {slug} FIG --profile {profile}` (FIG: {', '.join(Path(m).stem for m in missing)})"
+            + ("." if len(missing) == total else f"; `repro evaluate {slug} --profile {profile} --partial` judges what "
+               f"exists and marks the claims of the missing figures not evaluated."))
+
+
 def _cmd_evaluate(args) -> int:
     from repro import pipeline
 
+    missing, total = missing_figure_csvs(args.slug, args.profile)
+    if missing and not (args.partial and len(missing) < total):
+        print(f"repro: error: {missing_figures_message(args.slug, args.profile, missing, total)}", file=sys.stderr)
+        return 2
     pipeline.evaluate_claims(args.slug, args.profile)
     return 0
 
@@ -160,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("evaluate", help="judge one paper's claims on its figure CSVs")
     sp.add_argument("slug", choices=slugs)
     common(sp)
+    sp.add_argument("--partial", action="store_true",
+                    help="judge the claims although some (not all) figure CSVs are missing; their claims are not evaluated")
     sp.set_defaults(func=_cmd_evaluate)
 
     sp = sub.add_parser("claims", help="print the reproduction report (verdict of every claim)")

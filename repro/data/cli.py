@@ -14,9 +14,9 @@ from repro.data.registry import NAMES
 
 
 def _cmd_status(args) -> int:
-    from repro.data.status import all_status, status_table
+    from repro.data.status import all_readonly_status, status_table
 
-    print(status_table(all_status(download=False)))
+    print(status_table(all_readonly_status()))
     return 0
 
 
@@ -136,7 +136,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("data", help="datasets: status, fetch, partition")
     sub = p.add_subparsers(dest="data_command", required=True)
 
-    sp = sub.add_parser("status", help="table of datasets: where found, verified, size (never downloads)")
+    sp = sub.add_parser("status", help="table of datasets: where found, verified, size. Copies, decodes and downloads nothing "
+                        "(a missing dataset costs one HEAD request to its URL; a corrupt copy in the project cache is "
+                        "renamed *.corrupt, as every lookup does)")
     sp.set_defaults(func=_cmd_status)
 
     sp = sub.add_parser("fetch", help="obtain and verify a dataset (cache, mirror, system copy, download)")

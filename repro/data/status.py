@@ -118,6 +118,79 @@ def all_status(download: bool = False) -> list[DatasetStatus]:
     return [dataset_status(n, download=download) for n in NAMES]
 
 
+def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
+    """What ``repro data status`` shows for ``name``. Nothing is copied into the cache, nothing is
+    decoded and nothing is downloaded; the one change it makes is the one every lookup makes: a copy in
+    the project's own cache that fails its checksum is renamed to ``*.corrupt`` (a mirror or system
+    copy is only reported). A verified dataset is found in the first place that holds a copy matching
+    each reference checksum (an intact decoded cache counts as the cache); the size is that of the
+    verified source files where they lie. A missing dataset may cost one HEAD request to its official
+    URL (``probe``) so the reason says whether ``repro data fetch`` could download it."""
+    from repro.data.integrity import checked_digest, move_aside
+    from repro.data.loaders import content_id, decoded_cache_intact
+    from repro.data.sources import CorruptFile, _candidates, _describe_places, _how_to_provide, places, raw_dir
+
+    spec = get_spec(name)
+    if spec.kind == "user":
+        st = local_status(spec.name)
+        if not st.available:
+            from repro.data.femnist import load_femnist
+
+            try:  # the FEMNIST loader's message says where it looked and how to provide it (it copies nothing)
+                load_femnist()
+            except DatasetUnavailableError as e:
+                st.reason, st.instructions = e.reason, str(e)
+        return st
+    cid = content_id({f: f"{a}:{h}" for f, (a, h) in spec.files.items()})
+    if decoded_cache_intact(spec):
+        return DatasetStatus(spec.name, True, "cache", str(raw_dir(spec.name)), True,
+                             f"{_du(raw_dir(spec.name)) / 1e6:.1f} MB in the cache", None, content_id=cid)
+    plist = places(spec)
+    found, corrupt = {}, []
+    for file, (algorithm, expected) in spec.files.items():
+        for place in plist:
+            for cand in _candidates(spec, file):
+                path = place.path / cand
+                if not path.is_file():
+                    continue
+                actual = checked_digest(path, algorithm, decompress=spec.kind == "idx" and cand.endswith(".gz"))
+                if actual == expected:
+                    found[file] = (place.kind, path)
+                    break
+                moved = move_aside(path) if place.kind == "cache" else None
+                corrupt.append(CorruptFile(str(path), algorithm, expected, actual, str(moved) if moved else None))
+            if file in found:
+                break
+    if len(found) == len(spec.files):
+        kinds = sorted({k for k, _ in found.values()})
+        dirs = sorted({str(p.parent) for _, p in found.values()})
+        size = sum(p.stat().st_size for _, p in found.values())
+        note = "" if kinds == ["cache"] else "; not copied into the cache (`repro data fetch` copies it there)"
+        return DatasetStatus(spec.name, True, "/".join(kinds), "; ".join(dirs), True,
+                             f"{size / 1e6:.1f} MB of source files{note}", None, content_id=cid)
+    offline = False
+    if corrupt:
+        reason = "corrupt copy"
+    elif probe and spec.urls:
+        first = next(iter(spec.files))
+        answer = dl.probe(spec.urls[0] + (first + ".gz" if spec.kind == "idx" else first))
+        offline = answer == "offline"
+        reason = f"download failed: {answer}" if answer else f"not downloaded yet (run `repro data fetch {spec.name}`)"
+    else:
+        reason = "not found"
+    missing = [f for f in spec.files if f not in found]
+    lines = ["Searched:"] + [f"  - {line}" for line in _describe_places(spec, plist, download=False)]
+    if corrupt:
+        lines += ["Corrupt copies (never used):"] + [f"  - {c.describe()}" for c in corrupt]
+    lines += _how_to_provide(spec, missing, offline)
+    return DatasetStatus(spec.name, False, None, None, False, "-", reason, "\n".join(lines))
+
+
+def all_readonly_status(probe: bool = True) -> list[DatasetStatus]:
+    """:func:`readonly_status` of every registered dataset (``repro data status``)."""
+    return [readonly_status(n, probe=probe) for n in NAMES]
+
+
 # ---- the workflow's status files -------------------------------------------------------------------
 
 def _places(name: str) -> list[Path]:

@@ -123,7 +123,8 @@ def report_items(profile, slugs):
 def figure_caption(wc, input):
     """A report item's caption: the figure's title and the measured verdicts of the claims judged on it."""
     from repro import report as rp
+    from repro import rst
 
     fig = figures_of(wc.profile, wc.slug)[wc.fig]
     claims = rp.load_paper_claims(wc.profile, wc.slug)
-    return rp.figure_caption(wc.profile, wc.slug, fig, claims, ex.load_params(wc.slug, wc.profile))
+    return rst.escape(rp.figure_caption(wc.profile, wc.slug, fig, claims, ex.load_params(wc.slug, wc.profile)))
