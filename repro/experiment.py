@@ -182,7 +182,7 @@ class RunContext:
                 self.log(f"sub-job {key} kept from an earlier, interrupted execution")
                 return kept["result"]
         result = compute()
-        if isinstance(result, dict) and result.get("status") == "ok":
+        if isinstance(result, dict) and result.get("status", "ok") == "ok":
             write_json(path, {**doc, "result": result})
         return result
 

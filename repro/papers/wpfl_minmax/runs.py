@@ -158,9 +158,13 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
             for t0 in t0s:
                 curve = t0 == t_max and series in ("S1", *GROUPS["pfl"]) and spec.params["round_curves"]  # Fig. 5
                 ev = int(params["fig5_eval_every"]) if curve else None
-                res = run_series(env, series, t0, lr=lrs.get(series), eval_every=ev,
-                                 keep_decisions=(series == "S1" and t0 == t_max),
-                                 bit_stats=(t0 == t_bits and series in TABLE3_SERIES), log=ctx.log)
+                # each training draws from streams keyed by (seed, round) afresh, so a finished one is kept and an
+                # interrupted group resumes (a paper-scale group runs for hours on a CPU)
+                res = ctx.resumable(f"{seed}/{series}/{t0}", {"params": spec.params, "seed": seed, "lr": lrs.get(series)},
+                                    lambda series=series, t0=t0, ev=ev: run_series(
+                                        env, series, t0, lr=lrs.get(series), eval_every=ev,
+                                        keep_decisions=(series == "S1" and t0 == t_max),
+                                        bit_stats=(t0 == t_bits and series in TABLE3_SERIES), log=ctx.log))
                 if not ev:
                     res.pop("records", None)
                 block["series"][series][str(t0)] = res
