@@ -1230,8 +1230,10 @@ def local_models_unaffected_by_noise(tables, params):
             diffs += list(np.abs(m["value_6"].to_numpy(float) - m["value_5"].to_numpy(float)))
     if not diffs:
         raise MissingData("no lambda = 0 rows shared by Figs. 5 and 6")
-    return exact(float(np.nanmax(diffs)) if np.isfinite(diffs).all() else float("nan"), 0.0, atol=1e-6,
-                 details={"compared": len(diffs)})
+    ev = exact(float(np.nanmax(diffs)) if np.isfinite(diffs).all() else float("nan"), 0.0, atol=1e-6,
+               details={"compared": len(diffs)})
+    return ev.but(reason="holds by construction at every scale (the lambda = 0 models never read the noisy global model, "
+                         "eq. (11)): a check of the implementation, not an empirical reproduction")
 
 
 # ------------------------------------------------------------------------------------------------ privacy
@@ -1255,6 +1257,9 @@ def eq8_guarantees_nominal_eps(tables, params):
     ratio = t["value"].astype(float) / t["x"].astype(float)
     worst = t.assign(r=ratio).sort_values("r").iloc[-1]
     return exact_holds(bool((ratio <= 1 + 1e-9).all()), regenerated=float(worst["value"]), expected=f"<= {float(worst['x']):g}",
+                       reason="paper scale by construction: the certificate uses the paper profile's |D_n| and eq. (8)'s "
+                              "sigma, and the tight eps of T Gaussian releases with z growing as sqrt(T) is the same for "
+                              "every T and C, so a reduced profile's T grid gives the paper's value",
                        details={"certified_over_nominal": {f"{s}|eps={x:g}": round(float(r), 4)
                                                            for s, x, r in zip(t["series"], t["x"].astype(float), ratio)}})
 
