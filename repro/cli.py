@@ -91,9 +91,9 @@ def missing_figure_csvs(slug: str, profile: str) -> tuple[list[str], int]:
 
 def missing_figures_message(slug: str, profile: str, missing: list[str], total: int) -> str:
     """One paragraph: which figure CSVs are missing and the commands that build them."""
-    which = "none of its" if len(missing) == total else f"{len(missing)} of its"
-    return (f"cannot judge the claims of {slug} in profile {profile!r}: {which} {total} figure CSVs exist"
-            f"{'' if len(missing) == total else ' (missing)'}: {', '.join(missing)}. Claims are judged on these "
+    which = f"none of its {total} figure CSVs exists" if len(missing) == total else \
+        f"{len(missing)} of its {total} figure CSVs are missing"
+    return (f"cannot judge the claims of {slug} in profile {profile!r}: {which}: {', '.join(missing)}. Claims are judged on these "
             f"tables, so nothing was written. Build them with `snakemake --cores all results/{profile}/{slug}/claims.json` "
             f"(trains the missing runs, draws every figure, then judges the claims), or one figure at a time with "
             f"`repro figure {slug} FIG --profile {profile}` (FIG: {', '.join(Path(m).stem for m in missing)})"
