@@ -3,9 +3,10 @@
 Every curve of Figs. 2 and 3 is the exact expectation (G1) of the paper's simulated quantity, so the
 orderings and shapes are ``exact`` verdicts on those curves (seed = -1 rows); the Monte-Carlo runs
 (5 seeds) enter only the point-by-point agreement check C11. The verdicts are judged at the readings
-the run uses (README: s = 1.8 from eq. (7), eps_bar = 0.1 in Fig. 2, chain from slot 1, the printed
-f~_SE); table91 (a) shows each rule under the other readings, and table91 (b) / fig92 (package check)
-vary s jointly with Fig. 2's eps_bar; the claims' reasons quote both.
+the run uses (README: eps_bar = 0.1 in Fig. 2, chain from slot 1, the printed f~_SE); the sensitivity s of
+eq. (7) is not stated by the paper (1.8 is the package's derivation), so the claims that change with s (C7,
+C8, C12, C13) are judged over the s of the table91 (b) scan that the paper's Fig. 3(a) axis allows (judging
+rule 4). table91 (a) shows each rule under the other readings.
 """
 
 from __future__ import annotations
