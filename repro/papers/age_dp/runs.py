@@ -287,7 +287,12 @@ def run_s_scan(p: dict, log=print) -> dict:
         ok = holds[:, j]
         window = [float(fine[ok].min()), float(fine[ok].max())] if ok.any() else None
         every = np.concatenate([loss[k] for k in sch.SCHEMES])
-        rows.append({"sensitivity": s, "as_run": bool(np.isclose(s, base.s)), **checks.fig3_summary(loss, inv),
+        bounds = {}
+        for name, literal in (("bound (12) printed holds", True), ("bound (12) corrected holds", False)):
+            sur = model.surrogate
+            bc = bound_check(model, eps_grid, sch.SurrogateOptions(sur.fse_form, sur.sub_exp_params, sur.eq11_noise_coef, literal))
+            bounds[name] = int(np.sum(np.all([np.asarray(bc[m]["violations"]) == 0 for m in bc], axis=0)))
+        rows.append({"sensitivity": s, "as_run": bool(np.isclose(s, base.s)), **checks.fig3_summary(loss, inv), **bounds,
                      "fig2_window": window, "fig2_window_points": int(ok.sum()),
                      "fig2_window_contiguous": bool(ok.any() and ok[np.argmax(ok):len(ok) - np.argmax(ok[::-1])].all()),
                      "log10_loss_min": float(np.log10(every.min())), "log10_loss_max": float(np.log10(every.max()))})

@@ -69,13 +69,17 @@ def test_smoke_claims_and_their_verdicts(smoke_root):
     from repro.results import read_json
 
     claims = {c["id"]: c for c in read_json(smoke_root / "results" / "smoke" / SLUG / "claims.json")}
-    assert set(claims) == {f"C{i}" for i in range(1, 13)} - {"C4"}      # C4 (Fig. 2 tick ranges) is a diagnostic now
+    assert set(claims) == {f"C{i}" for i in range(1, 14)} - {"C4"}      # C4 (Fig. 2 tick ranges) is a diagnostic
     verdicts = {cid: c["verdict"] for cid, c in claims.items()}
     # exact curves: the same verdicts in every profile
     assert {cid for cid, v in verdicts.items() if v == "reproduced"} >= {"C1", "C2", "C3", "C5", "C6", "C9", "C10"}
-    assert verdicts["C7"] == verdicts["C8"] == verdicts["C12"] == "not_reproduced"
-    # the sensitivity of C7/C8 to s is stated from the scan, not typed in
-    assert "reproduced for every scanned s >=" in claims["C8"]["reason"] and "fig92" in claims["C8"]["reason"]
+    # the claims that change with the unstated s are judged over the s the paper's Fig. 3(a) axis allows (the scan)
+    for cid in ("C7", "C8", "C12", "C13"):
+        assert verdicts[cid] == "reproduced"
+        assert claims[cid]["details"]["s_allowed_by_fig3a_axis"] == [18.0, 25.0]
+        assert "package derivation of eq. (7)" in claims[cid]["reason"]
+    # at the package's s = 1.8 the scan shows where C7, C8 and the corrected (12) fail
+    assert claims["C7"]["details"]["s_scan"]["1.8"] == "8/16" and claims["C13"]["details"]["s_scan"]["1.8"] == "15/16"
     assert "decades_spanned" in claims["C1"]["details"]
 
 
