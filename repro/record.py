@@ -87,18 +87,26 @@ def disagreements(slugs=None) -> list[Record]:
     return [r for s in (slugs or registry.slugs()) for r in records(s) if r.disagreement]
 
 
-def _verdict_cell(c: dict, v: str) -> str:
+_SHORT_REASON = {"offline": "data offline", "regime": "regime", "constant": "unstated constant",
+                 "degenerate": "degenerate", "unreachable": "not testable", "not_run": "not run", "other": "other"}
+
+
+def _verdict_cell(c: dict, v: str, recs: list[Record] | None = None) -> str:
     n, at_paper = c.get(v, 0), c.get(f"{v}@paper", 0)
     if not n:
         return "0"
     if v == "not_evaluated":
-        return str(n)
+        from repro.claims import not_evaluated_counts
+
+        why = not_evaluated_counts([r.claim for r in recs or [] if r.verdict == "not_evaluated" and r.claim])
+        parts = [f"{_SHORT_REASON.get(k, k)} {m}" for k, m in why.items() if m]
+        return f"{n} ({', '.join(parts)})" if parts else str(n)
     return f"{n} ({at_paper} paper)" if at_paper else str(n)
 
 
 def record_table_markdown(slugs=None, link=True) -> str:
-    """Per paper: the verdicts of record (how many at paper scale), then the quick and paper profiles' own
-    counts side by side."""
+    """Per paper: the verdicts of record (how many at paper scale; the not-evaluated ones per named reason), then
+    the quick and paper profiles' own counts side by side."""
     lines = ["| paper | claims | reproduced | not reproduced | inconclusive | not evaluated | quick profile "
              "(r / nr / inc / ne) | paper profile (r / nr / inc / ne) |" + (" evidence |" if link else ""),
              "|---|---|---|---|---|---|---|---|" + ("---|" if link else "")]
@@ -113,7 +121,7 @@ def record_table_markdown(slugs=None, link=True) -> str:
                 continue
             n = {v: sum(x["verdict"] == v for x in claims) for v in VERDICTS}
             sides.append(" / ".join(str(n[v]) for v in VERDICTS))
-        row = f"| `{slug}` | {len(recs)} | " + " | ".join(_verdict_cell(c, v) for v in VERDICTS) + " | " + " | ".join(sides) + " |"
+        row = f"| `{slug}` | {len(recs)} | " + " | ".join(_verdict_cell(c, v, recs) for v in VERDICTS) + " | " + " | ".join(sides) + " |"
         if link:
             row += f" [README](repro/papers/{slug}/README.md) |"
         lines.append(row)
