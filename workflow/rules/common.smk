@@ -65,14 +65,27 @@ def resources_of(profile, slug):
         user_error(e)
 
 
+def job_resources(profile, slug, run_id):
+    """``threads`` and ``gpu`` of the job ``run_id``; an id that is no job of the paper under the profile
+    (a typo, ``..``, a run of another profile) stops the workflow with one paragraph saying how to list them."""
+    res = resources_of(profile, slug)
+    if run_id not in res:
+        user_error(f"run id {run_id!r} (in results/{profile}/{slug}/runs/{run_id}.json) is not a job of paper "
+                   f"{slug!r} under profile {profile!r}; allowed: the {len(res)} job ids listed by "
+                   f"`repro list {slug} --runs --profile {profile}` (a batch job's id, else the run's id)")
+    return res[run_id]
+
+
 def run_gpus(wc):
     """1 when the run's task trains torch models (experiments.TASKS gpu=True) and the device is not the CPU."""
-    return int(resources_of(wc.profile, wc.slug)[wc.run_id]["gpu"] and config["device"] != "cpu")
+    return int(job_resources(wc.profile, wc.slug, wc.run_id)["gpu"] and config["device"] != "cpu")
 
 
 def run_files(profile, slug, fig):
     figs = figures_of(profile, slug)
-    ex.check_choice(f"figure of {slug}", fig, figs)
+    if fig not in figs:
+        user_error(f"figure {fig!r} (in figures/{profile}/{slug}/{fig}.*) is not a figure of paper {slug!r} under "
+                   f"profile {profile!r}; allowed: {', '.join(figs)} (`repro list {slug} --profile {profile}`)")
     return [f"results/{profile}/{slug}/runs/{rid}.json" for rid in figs[fig].job_ids]
 
 
@@ -100,6 +113,7 @@ def dataset_flag(name):
 
 def dataset_flags(profile, slug, run_id):
     """Dataset status files a job needs (every dataset named by a figure that uses the job)."""
+    job_resources(profile, slug, run_id)  # an unknown job id: one paragraph, before anything else
     names = set()
     for f in figures_of(profile, slug).values():
         if run_id in f.job_ids:
