@@ -84,12 +84,18 @@ def mirror_roots() -> list[Path]:
         return [Path(p).expanduser() for p in env.split(os.pathsep) if p]
     cfg = project_root() / "config" / "config.yaml"
     if cfg.is_file():
-        try:
-            import yaml
+        from repro.config_files import load_yaml_file
+        from repro.errors import ConfigError
 
-            value = (yaml.safe_load(cfg.read_text()) or {}).get("data_mirror") or ""
-        except Exception:  # a broken config is reported by the workflow, not here
-            value = ""
+        try:  # bounded (repro.config_files): an oversized file or an alias bomb is refused, not walked
+            data = load_yaml_file(cfg)
+        except ConfigError as e:
+            if "is not valid YAML" not in str(e):
+                raise
+            data = None  # a file that is not YAML at all is reported by the workflow's own config check
+        value = (data.get("data_mirror") if isinstance(data, dict) else "") or ""
+        if not isinstance(value, str):
+            raise ConfigError(f"data_mirror = {value!r} in {cfg} is not allowed; allowed: a folder path (text)")
         if value:
             p = Path(value).expanduser()
             return [p if p.is_absolute() else project_root() / p]
