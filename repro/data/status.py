@@ -138,8 +138,13 @@ def places_fingerprint(name: str) -> str:
 
     lines = [f"mirrors={os.pathsep.join(map(str, mirror_roots()))}", f"offline={dl.downloads_disabled()}"]
     for place in _places(name):
-        if not place.is_dir():
-            lines.append(f"{place}: absent")
+        try:
+            if not place.is_dir():
+                lines.append(f"{place}: absent")
+                continue
+            os.scandir(place).close()
+        except PermissionError:  # recorded: giving read access later changes the fingerprint
+            lines.append(f"{place}: permission denied")
             continue
         for f in sorted([*place.glob("*"), *place.glob("*/*")]):
             if f.name.startswith(".") or not f.is_file():
@@ -156,9 +161,10 @@ def local_status(name: str) -> DatasetStatus:
     format in a user folder."""
     from repro.data.integrity import checked_digest
     from repro.data.loaders import content_id, decoded_cache_intact
-    from repro.data.sources import candidate_paths, raw_dir
+    from repro.data.sources import candidate_paths, denied_reason, raw_dir
 
     spec = get_spec(name)
+    denied: list[str] = []  # places this user may not read: the dataset is unavailable, and says why
     missing = DatasetStatus(spec.name, False, None, None, False, "-",
                             f"not found on this machine (`repro data fetch {spec.name}` says where it was looked for)")
     if spec.kind == "user":
@@ -173,9 +179,11 @@ def local_status(name: str) -> DatasetStatus:
         return DatasetStatus(spec.name, True, "cache", str(raw_dir(spec.name)), True, "-", None, content_id=cid)
     where = set()
     for file, (algorithm, expected) in spec.files.items():
-        good = next((p for p in candidate_paths(spec, file)
+        good = next((p for p in candidate_paths(spec, file, denied)
                      if checked_digest(p, algorithm, decompress=spec.kind == "idx" and p.name.endswith(".gz")) == expected), None)
         if good is None:
+            if denied:
+                missing.reason = denied_reason(denied)
             return missing
         where.add(str(good.parent))
     return DatasetStatus(spec.name, True, "local", "; ".join(sorted(where)), True, "-", None, content_id=cid)
