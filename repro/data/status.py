@@ -17,6 +17,11 @@ needs the dataset takes that file as an input. Data availability is thereby an i
   that need this dataset (and the figures and claims built on them). Otherwise the file is left as it
   is and nothing reruns (a cache filled from the mirror changes the places, not the outcome).
 
+A place this user may not read (a mirror folder without read permission) is skipped, never raised: a
+dataset with no copy it may read is unavailable with the reason ``permission denied on <path>`` (in the
+status file, ``repro data status`` and the runs' panels), and the fingerprint records the place as
+``permission denied``, so giving read access back is noticed like any other fix.
+
 Going online does not change any place: after an offline build, ``repro data fetch NAME`` (which
 downloads into the cache, a place) is what makes the next workflow run pick the data up.
 """
