@@ -175,8 +175,10 @@ def local_status(name: str) -> DatasetStatus:
     if spec.kind == "user":
         from repro.data.femnist import find_user_files, user_content_id
 
-        found = find_user_files()
+        found = find_user_files(denied=denied)
         if not found:
+            if denied:
+                missing.reason = denied_reason(denied)
             return missing
         return DatasetStatus(spec.name, True, "user", str(found[0]), False, "-", None, content_id=user_content_id(found[1]))
     cid = content_id({f: f"{a}:{h}" for f, (a, h) in spec.files.items()})

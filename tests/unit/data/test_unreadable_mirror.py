@@ -86,3 +86,15 @@ def test_status_sync_after_a_good_build_then_access_given_back(tiny_mnist, isola
     state = sync_status_file(status, "mnist")
     assert state.startswith("updated: recorded unavailable (permission denied on ") and state.endswith("now available")
     assert json.loads(status.read_text())["available"] is True
+
+
+def test_unreadable_femnist_folder_is_unavailable_with_the_folder_named(isolated, deny, monkeypatch):
+    folder = isolated / "femnist"
+    (folder / "train").mkdir(parents=True)
+    (folder / "train" / "all.json").write_text("{}")
+    monkeypatch.setenv("REPRO_FEMNIST_DIR", str(folder))
+    deny(folder)
+    reason = f"permission denied on {folder}"
+    assert local_status("femnist").reason == reason
+    st = dataset_status("femnist")
+    assert not st.available and st.reason == reason and "read access" in st.instructions
