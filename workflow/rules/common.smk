@@ -86,7 +86,22 @@ def run_files(profile, slug, fig):
     if fig not in figs:
         user_error(f"figure {fig!r} (in figures/{profile}/{slug}/{fig}.*) is not a figure of paper {slug!r} under "
                    f"profile {profile!r}; allowed: {', '.join(figs)} (`repro list {slug} --profile {profile}`)")
-    return [f"results/{profile}/{slug}/runs/{rid}.json" for rid in figs[fig].job_ids]
+    return [checked_run_file(f"results/{profile}/{slug}/runs/{rid}.json", rid) for rid in figs[fig].job_ids]
+
+
+@functools.cache
+def checked_run_file(path, run_id):
+    """``path``, the result file of job ``run_id``. When the workflow loads (main process only), a file there that
+    is damaged or foreign (not the run its name says: another run's file copied over it) is moved aside here
+    (repro.results.read_run_result), so it is never read: a figure that needs rebuilding (or the run file asked for)
+    gets the run computed again first; a figure already built from the genuine result is left as it is."""
+    if workflow.is_main_process and os.path.exists(path):
+        from repro.results import read_run_result
+
+        read_run_result(path, run_id=run_id,
+                        log=lambda msg: print(f"run result {msg}; never read, the run is computed again where a target "
+                                                f"needs it", file=sys.stderr))
+    return path
 
 
 def figure_files(profile, slug, fig):
