@@ -42,9 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import yaml
-
 from repro import registry
+from repro.config_files import load_yaml_file
 from repro.errors import ConfigError, check_choice
 from repro.registry import PaperInfo
 
@@ -243,10 +242,7 @@ def _read_yaml(path: Path, required: bool = True) -> dict:
         if required:
             raise ConfigError(f"parameter file {path} is missing")
         return {}
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path} is not valid YAML: {e}") from None
+    data = load_yaml_file(path, "parameter file")  # bounded: size, aliases written out (repro.config_files)
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of parameter names to values, got {type(data).__name__}")

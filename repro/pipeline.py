@@ -12,7 +12,7 @@ from repro import experiment as ex
 from repro import paths, registry
 from repro.data.errors import DatasetUnavailableError
 from repro.data.status import datasets_seen
-from repro.results import (read_json, read_run_result, read_tidy_csv, run_lock, tidy_frame, write_csv, write_json,
+from repro.results import (last_refusal, read_json, read_run_result, read_tidy_csv, run_lock, tidy_frame, write_csv, write_json,
                            write_text)
 
 
@@ -45,7 +45,7 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
     log = lambda m: _log(f"{slug}/{run_id}: {m}")  # noqa: E731
     requested = time.time()
     with run_lock(out, log=log) as lock:
-        existing = read_run_result(out, log=log)
+        existing = read_run_result(out, log=log, run_id=run_id)  # damaged or foreign: moved aside, recomputed
         if existing is not None and lock.waited and out.stat().st_mtime >= requested:
             log("computed meanwhile by the other process, kept")
             return out
@@ -112,7 +112,7 @@ def _execute_batch(slug: str, job: ex.RunSpec, ctx: ex.RunContext, out: Path, fo
     done = {}
     for i, spec in enumerate(members, 1):
         part = parts / f"{spec.run_id}.json"
-        kept = read_run_result(part, log=ctx.log) if part.exists() else None
+        kept = read_run_result(part, log=ctx.log) if part.exists() else None  # another run's part: overwritten
         if kept is not None and kept["spec"] == spec.to_dict() and not ex.is_unavailable(kept["result"]):
             done[spec.run_id] = kept
             continue
@@ -145,10 +145,13 @@ def load_results(slug: str, fig: ex.FigureSpec, profile: str) -> dict[str, dict]
     out = {}
     for rid in fig.job_ids:
         p = paths.run_result_path(profile, slug, rid)
-        doc = read_run_result(p, log=lambda m: _log(f"{slug}/{fig.fig_id}: {m}"))
+        doc = read_run_result(p, log=lambda m: _log(f"{slug}/{fig.fig_id}: {m}"), run_id=rid)
         if doc is None:
-            raise FileNotFoundError(f"{slug}/{fig.fig_id}: run {rid} has no intact result at {p}; run it first "
-                                    f"(repro run {slug} {rid} --profile {profile}, or the workflow again)")
+            refused = last_refusal(p)
+            what = (f"the file there was refused ({refused.split(': ', 1)[1]}), so run {rid} is computed again by "
+                    f"the next `snakemake` or by" if refused else "run it first:")
+            raise FileNotFoundError(f"{slug}/{fig.fig_id}: run {rid} has no intact result at {p}; {what} "
+                                    f"`repro run {slug} {rid} --profile {profile}`")
         if doc["spec"]["task"] == ex.BATCH_TASK:
             out.update({mid: m["result"] for mid, m in doc["result"]["members"].items()})
         else:

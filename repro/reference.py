@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from repro import experiment as ex
 from repro import paths, registry
+from repro.config_files import load_yaml_file
 from repro.results import read_json, read_tidy_csv, write_json
 
 DEFAULT_RTOL = 1e-6
@@ -47,7 +47,7 @@ def reference_dir(profile: str) -> Path:
 
 def tolerances(slug: str, fig: str) -> tuple[float, float]:
     path = paths.project_root() / "tests" / "reference" / "tolerances.yaml"
-    tol = (yaml.safe_load(path.read_text()) if path.exists() else {}) or {}
+    tol = (load_yaml_file(path, "tolerance file") if path.exists() else {}) or {}
     entry = {**(tol.get("default") or {}), **((tol.get(slug) or {}).get("default") or {}), **((tol.get(slug) or {}).get(fig) or {})}
     return float(entry.get("rtol", DEFAULT_RTOL)), float(entry.get("atol", DEFAULT_ATOL))
 

@@ -145,11 +145,13 @@ def save_figure(fig, base: str | os.PathLike, formats: tuple[str, ...] = ("pdf",
 
 # ---- run results: intact or absent, computed once at a time -----------------------------------------
 
-def read_run_result(path: str | os.PathLike, log=None) -> dict | None:
+def read_run_result(path: str | os.PathLike, log=None, run_id: str | None = None) -> dict | None:
     """The run result JSON at ``path`` (a dict with ``spec`` and ``result``), or None if there is none.
 
-    A file that is there but damaged (truncated, not JSON, not a run result) is moved aside to
-    ``<name>.corrupt`` and reported through ``log``, so it counts as missing and is computed again.
+    A file that is there but damaged (truncated, not JSON, not a run result) or, when ``run_id`` is given,
+    foreign (its spec is not run ``run_id``: another run's file copied over it, or a spec edited so that its
+    recorded run id no longer hashes it) is moved aside to ``<name>.corrupt`` and reported through ``log``, so it counts as missing and
+    is computed again. :func:`last_refusal` says why the last file was refused.
     """
     path = Path(path)
     if not path.is_file():
@@ -157,15 +159,45 @@ def read_run_result(path: str | os.PathLike, log=None) -> dict | None:
     try:
         doc = json.loads(path.read_text())
         if isinstance(doc, dict) and "result" in doc and "spec" in doc:
-            return doc
-        why = "not a run result (no 'spec' / 'result')"
+            why = None if run_id is None else _foreign(doc["spec"], run_id)
+            if why is None:
+                return doc
+        else:
+            why = "not a run result (no 'spec' / 'result')"
     except (OSError, ValueError) as e:
         why = f"unreadable ({type(e).__name__}: {e})"
     from repro.data.integrity import move_aside
 
     moved = move_aside(path)
+    msg = f"{path}: {why}; moved aside to {moved}" if moved else f"{path}: {why}"
+    _REFUSED[str(path)] = msg
     if log is not None:
-        log(f"{path}: {why}; moved aside to {moved}" if moved else f"{path}: {why}")
+        log(msg)
+    return None
+
+
+_REFUSED: dict[str, str] = {}
+
+
+def last_refusal(path: str | os.PathLike) -> str | None:
+    """Why :func:`read_run_result` last refused the file at ``path`` in this process (None: never)."""
+    return _REFUSED.get(str(Path(path)))
+
+
+def _foreign(spec, run_id: str) -> str | None:
+    """None when ``spec`` is the run ``run_id`` (its recorded id is the file's and hashes its content), else why not."""
+    from repro.experiment import RunSpec
+
+    try:
+        recorded = spec["run_id"]
+        actual = RunSpec(spec["paper"], spec["task"], spec["params"], spec["seed"]).run_id
+    except (KeyError, TypeError) as e:
+        return f"not a run result (its spec lacks {e})"
+    if recorded != run_id:
+        return (f"foreign: it holds the result of run {recorded!r}, not of run {run_id!r} that its name says "
+                f"(another run's file copied over it?)")
+    if actual != recorded:
+        return f"foreign: its spec was edited (it hashes to run {actual!r}, not to the {recorded!r} it records)"
     return None
 
 

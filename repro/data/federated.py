@@ -5,7 +5,7 @@
 and ``manifest.json`` (generator, parameters, seed, per-client sizes and label counts, checksums of
 the source data, the npz's SHA-256 and its own, ``manifest_sha256``). Both are written atomically; the
 manifest is written last and is the marker of a complete entry; an entry whose manifest does not parse
-or whose checksums do not match is moved aside (``*.corrupt``) and recomputed. Later calls with the same arguments reload it. The key hashes the
+or whose checksums are missing or do not match is moved aside (``*.corrupt``) and recomputed. Later calls with the same arguments reload it. The key hashes the
 dataset name, its source checksums, the spec and the seed, so any change gives a new entry.
 
 Spec keys (``scheme`` is required; unknown keys are an error):
@@ -287,25 +287,30 @@ def _load_entry(key: str, folder: Path, data: DatasetArrays) -> FederatedData | 
     """The cached partition under ``folder`` if it is complete and intact, else None.
 
     Intact: ``manifest.json`` parses, carries its own checksum (``manifest_sha256``) and the
-    partition's (``npz_sha256``), both match, and it names ``key``. A damaged or incomplete entry is
-    moved aside (``*.corrupt``) so the caller recomputes and rewrites it.
+    partition's (``npz_sha256``), both match, and it names ``key``. An entry without either checksum
+    field cannot be verified and is never trusted (an edited manifest with its checksum removed would
+    otherwise be used). A damaged, unverifiable or incomplete entry is moved aside (``*.corrupt``) so the
+    caller recomputes and rewrites it.
     """
     npz, manifest_path = folder / "partition.npz", folder / "manifest.json"
     if not manifest_path.is_file():
         return None  # never written completely (the manifest is written last): recomputed below
+    why = "damaged"
     try:
         manifest = json.loads(manifest_path.read_text())
-        ok = (isinstance(manifest, dict) and manifest.get("key") == key
-              and manifest.get("manifest_sha256", _manifest_digest(manifest)) == _manifest_digest(manifest)
-              and npz.is_file() and manifest.get("npz_sha256") == checked_digest(npz))
+        if not isinstance(manifest, dict):
+            raise ValueError("not a mapping")
+        lacking = [f for f in ("manifest_sha256", "npz_sha256") if not isinstance(manifest.get(f), str)]
+        if lacking:
+            why = f"unverifiable (no {' / '.join(lacking)} in the manifest)"
+            ok = False
+        else:
+            why = "damaged (a checksum does not match, or the entry is of another key)"
+            ok = (manifest.get("key") == key and manifest["manifest_sha256"] == _manifest_digest(manifest)
+                  and npz.is_file() and manifest["npz_sha256"] == checked_digest(npz))
     except (OSError, ValueError):
         ok = False
     if ok:
-        if "manifest_sha256" not in manifest:  # written before manifests carried their checksum: add it
-            from repro.results import write_json
-
-            manifest["manifest_sha256"] = _manifest_digest(manifest)
-            write_json(manifest_path, manifest)
         with np.load(npz, allow_pickle=False) as z:
             train, test = _unpack(z["train_indices"], z["train_offsets"]), _unpack(z["test_indices"], z["test_offsets"])
             label_map = z["label_map"] if "label_map" in z.files else None
@@ -313,7 +318,7 @@ def _load_entry(key: str, folder: Path, data: DatasetArrays) -> FederatedData | 
     for p in (manifest_path, npz):
         if p.exists():
             moved = move_aside(p)
-            log.warning("partition cache %s: damaged, %s; recomputing", p, f"moved to {moved}" if moved else "left in place")
+            log.warning("partition cache %s: %s, %s; recomputing", p, why, f"moved to {moved}" if moved else "left in place")
     return None
 
 

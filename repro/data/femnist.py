@@ -70,18 +70,26 @@ def _cache_key(files: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
-def find_user_files(searched: list | None = None):
+def find_user_files(searched: list | None = None, denied: list | None = None):
     """``(folder, files, format, read)`` of the first user location holding a known format, else None
-    (``searched`` collects a line per place looked at)."""
+    (``searched`` collects a line per place looked at; ``denied`` the folders this user may not read,
+    skipped: never a PermissionError)."""
     searched = [] if searched is None else searched
     for label, d in candidate_dirs():
-        if not d.is_dir():
-            searched.append(f"{label}: {d} (no such folder)")
+        try:
+            if not d.is_dir():
+                searched.append(f"{label}: {d} (no such folder)")
+                continue
+            os.scandir(d).close()
+            em_train, em_test = _emnist_files(d, "train"), _emnist_files(d, "test")
+            if em_train and em_test:
+                return d, [*em_train, *em_test], "emnist-byclass IDX", lambda: _read_emnist(em_train, em_test)
+            leaf = _leaf_files(d)
+        except PermissionError:
+            searched.append(f"{label}: {d} (permission denied)")
+            if denied is not None:
+                denied.append(str(d))
             continue
-        em_train, em_test = _emnist_files(d, "train"), _emnist_files(d, "test")
-        if em_train and em_test:
-            return d, [*em_train, *em_test], "emnist-byclass IDX", lambda: _read_emnist(em_train, em_test)
-        leaf = _leaf_files(d)
         if leaf:
             return d, [*leaf[0], *leaf[1]], "LEAF JSON", lambda: _read_leaf(*leaf)
         searched.append(f"{label}: {d} (neither LEAF JSON nor {EMNIST_PREFIX} IDX files)")
@@ -95,7 +103,8 @@ def user_content_id(files: list[Path]) -> str:
 def load_femnist() -> DatasetArrays:
     """Load FEMNIST/EMNIST from the first user location holding a known format (see module doc)."""
     searched: list = []
-    found = find_user_files(searched)
+    denied: list = []
+    found = find_user_files(searched, denied)
     if found is not None:
         return _cached(*found)
     if not any(os.environ.get(v) for v in ENV_VARS):
@@ -111,7 +120,12 @@ def load_femnist() -> DatasetArrays:
             f"{EMNIST_PREFIX}-train-images-idx3-ubyte.gz etc.): set REPRO_FEMNIST_DIR to their folder;",
             "  * or put either under <mirror>/femnist/ with REPRO_DATA_MIRROR=<mirror>.",
         ]
+        + ([f"  * give this user read access to {denied[0]} (its owner: `chmod -R u+rX`)"] if denied else [])
     )
+    if denied:
+        from repro.data.sources import denied_reason
+
+        raise DatasetUnavailableError(msg, reason=denied_reason(denied))
     raise DatasetUnavailableError(msg, reason="not provided: set REPRO_FEMNIST_DIR")
 
 

@@ -56,6 +56,7 @@ class Resolution:
     searched: list = field(default_factory=list)  # human-readable lines
     corrupt: list = field(default_factory=list)  # CorruptFile
     download_errors: list = field(default_factory=list)  # DownloadError
+    denied: list = field(default_factory=list)  # folders or files this user may not read (permission denied)
 
 
 def raw_dir(name: str) -> Path:
@@ -84,12 +85,18 @@ def mirror_roots() -> list[Path]:
         return [Path(p).expanduser() for p in env.split(os.pathsep) if p]
     cfg = project_root() / "config" / "config.yaml"
     if cfg.is_file():
-        try:
-            import yaml
+        from repro.config_files import load_yaml_file
+        from repro.errors import ConfigError
 
-            value = (yaml.safe_load(cfg.read_text()) or {}).get("data_mirror") or ""
-        except Exception:  # a broken config is reported by the workflow, not here
-            value = ""
+        try:  # bounded (repro.config_files): an oversized file or an alias bomb is refused, not walked
+            data = load_yaml_file(cfg)
+        except ConfigError as e:
+            if "is not valid YAML" not in str(e):
+                raise
+            data = None  # a file that is not YAML at all is reported by the workflow's own config check
+        value = (data.get("data_mirror") if isinstance(data, dict) else "") or ""
+        if not isinstance(value, str):
+            raise ConfigError(f"data_mirror = {value!r} in {cfg} is not allowed; allowed: a folder path (text)")
         if value:
             p = Path(value).expanduser()
             return [p if p.is_absolute() else project_root() / p]
@@ -104,9 +111,41 @@ def places(spec: DatasetSpec) -> list[Place]:
     return out
 
 
-def candidate_paths(spec: DatasetSpec, file: str) -> list[Path]:
-    """Every existing copy of ``file`` in the places of ``spec``, in lookup order."""
-    return [p.path / c for p in places(spec) for c in _candidates(spec, file) if (p.path / c).is_file()]
+def candidate_paths(spec: DatasetSpec, file: str, denied: list | None = None) -> list[Path]:
+    """Every existing copy of ``file`` in the places of ``spec`` this user may read, in lookup order; a copy
+    or folder that may not be read is skipped and added to ``denied``."""
+    return [p.path / c for p in places(spec) for c in _candidates(spec, file) if readable_file(p.path / c, denied)]
+
+
+def readable_file(path: Path, denied: list | None = None) -> bool:
+    """``path`` is a file this user may read. Permission denied (on the file or on its folder) is never
+    raised: it is False, and the file (or the folder) is added to ``denied`` for the message."""
+    try:
+        if not path.is_file():
+            return False
+    except PermissionError:  # the folder may not be searched
+        _note(denied, str(path.parent))
+        return False
+    try:
+        with open(path, "rb"):
+            pass
+    except PermissionError:
+        _note(denied, str(path))
+        return False
+    except OSError:
+        return False
+    return True
+
+
+def _note(denied: list | None, what: str) -> None:
+    if denied is not None and what not in denied:
+        denied.append(what)
+
+
+def denied_reason(denied: list) -> str:
+    """The short reason of a dataset that cannot be read: ``permission denied on <path>[ (and N more)]``."""
+    more = f" (and {len(denied) - 1} more)" if len(denied) > 1 else ""
+    return f"permission denied on {denied[0]}{more}"
 
 
 def _candidates(spec: DatasetSpec, file: str) -> list[str]:
@@ -137,7 +176,7 @@ def resolve(spec: DatasetSpec, download: bool = True, progress: bool = True) -> 
         for place in plist:
             for cand in _candidates(spec, file):
                 src = place.path / cand
-                if not src.is_file():
+                if not readable_file(src, res.denied):
                     continue
                 got = _verify_into_cache(spec, src, cache / cand, algorithm, expected, place.kind == "cache", res)
                 if got is not None:
@@ -182,7 +221,11 @@ def _verify_into_cache(spec, src: Path, dest: Path, algorithm, expected, in_cach
     os.close(fd)
     tmp = Path(tmp)
     try:
-        dl.copy_atomic(src, tmp)
+        try:
+            dl.copy_atomic(src, tmp)
+        except PermissionError:  # readable a moment ago: skipped like any copy this user may not read
+            _note(res.denied, str(src))
+            return None
         actual = _digest(spec, tmp, algorithm, dest.name)
         if actual == expected:
             publish_mode(tmp)
@@ -198,7 +241,7 @@ def _verify_into_cache(spec, src: Path, dest: Path, algorithm, expected, in_cach
 
 
 def _describe_places(spec: DatasetSpec, plist: list[Place], download: bool) -> list[str]:
-    lines = [f"{p.kind}: {p.path}{'' if p.path.is_dir() else ' (no such folder)'}" for p in plist]
+    lines = [f"{p.kind}: {p.path}{_folder_note(p.path)}" for p in plist]
     if not any(p.kind == "mirror" for p in plist):
         lines.append("mirror: none configured ($REPRO_DATA_MIRROR unset, no data_mirror in config/config.yaml)")
     if spec.urls:
@@ -209,6 +252,13 @@ def _describe_places(spec: DatasetSpec, plist: list[Place], download: bool) -> l
         else:
             lines.append("download: " + ", ".join(spec.urls))
     return lines
+
+
+def _folder_note(path: Path) -> str:
+    try:
+        return "" if path.is_dir() else " (no such folder)"
+    except PermissionError:
+        return " (permission denied)"
 
 
 def unavailable_error(spec: DatasetSpec, res: Resolution) -> DatasetUnavailableError:
@@ -222,11 +272,16 @@ def unavailable_error(spec: DatasetSpec, res: Resolution) -> DatasetUnavailableE
     if res.corrupt:
         lines.append("Corrupt copies (never used):")
         lines += [f"  - {c.describe()}" for c in res.corrupt]
-    lines += _how_to_provide(spec, missing, offline)
+    if res.denied:
+        lines.append("Not readable by this user (permission denied, skipped):")
+        lines += [f"  - {d}" for d in res.denied]
+    lines += _how_to_provide(spec, missing, offline, res.denied)
     msg = "\n".join(lines)
     if res.corrupt:
         return DatasetCorruptError(msg, res.corrupt)
-    if res.download_errors:
+    if res.denied:
+        reason = denied_reason(res.denied)
+    elif res.download_errors:
         reason = "download failed: offline" if offline else "download failed"
     elif dl.downloads_disabled():
         reason = "download disabled (REPRO_OFFLINE)"
@@ -235,10 +290,13 @@ def unavailable_error(spec: DatasetSpec, res: Resolution) -> DatasetUnavailableE
     return DatasetUnavailableError(msg, reason=reason)
 
 
-def _how_to_provide(spec: DatasetSpec, missing: list[str], offline: bool) -> list[str]:
+def _how_to_provide(spec: DatasetSpec, missing: list[str], offline: bool, denied: list | None = None) -> list[str]:
     stored = [m + ".gz" if spec.kind == "idx" else m for m in missing]
     urls = [u for f in missing for u, _ in _download_urls(spec, f)[:1]]
     out = ["How to provide it:"]
+    if denied:
+        out.append(f"  * give this user read access to {denied[0]} (its owner: `chmod -R u+rX` or `a+rX`), or point "
+                   f"REPRO_DATA_MIRROR at a copy it can read")
     if offline:
         out.append("  The network is unreachable from this machine.")
     out.append(f"  * with internet access: run `repro data fetch {spec.name}` (downloads and verifies)")

@@ -17,6 +17,11 @@ needs the dataset takes that file as an input. Data availability is thereby an i
   that need this dataset (and the figures and claims built on them). Otherwise the file is left as it
   is and nothing reruns (a cache filled from the mirror changes the places, not the outcome).
 
+A place this user may not read (a mirror folder without read permission) is skipped, never raised: a
+dataset with no copy it may read is unavailable with the reason ``permission denied on <path>`` (in the
+status file, ``repro data status`` and the runs' panels), and the fingerprint records the place as
+``permission denied``, so giving read access back is noticed like any other fix.
+
 Going online does not change any place: after an offline build, ``repro data fetch NAME`` (which
 downloads into the cache, a place) is what makes the next workflow run pick the data up.
 """
@@ -211,8 +216,13 @@ def places_fingerprint(name: str) -> str:
 
     lines = [f"mirrors={os.pathsep.join(map(str, mirror_roots()))}", f"offline={dl.downloads_disabled()}"]
     for place in _places(name):
-        if not place.is_dir():
-            lines.append(f"{place}: absent")
+        try:
+            if not place.is_dir():
+                lines.append(f"{place}: absent")
+                continue
+            os.scandir(place).close()
+        except PermissionError:  # recorded: giving read access later changes the fingerprint
+            lines.append(f"{place}: permission denied")
             continue
         for f in sorted([*place.glob("*"), *place.glob("*/*")]):
             if f.name.startswith(".") or not f.is_file():
@@ -229,16 +239,19 @@ def local_status(name: str) -> DatasetStatus:
     format in a user folder."""
     from repro.data.integrity import checked_digest
     from repro.data.loaders import content_id, decoded_cache_intact
-    from repro.data.sources import candidate_paths, raw_dir
+    from repro.data.sources import candidate_paths, denied_reason, raw_dir
 
     spec = get_spec(name)
+    denied: list[str] = []  # places this user may not read: the dataset is unavailable, and says why
     missing = DatasetStatus(spec.name, False, None, None, False, "-",
                             f"not found on this machine (`repro data fetch {spec.name}` says where it was looked for)")
     if spec.kind == "user":
         from repro.data.femnist import find_user_files, user_content_id
 
-        found = find_user_files()
+        found = find_user_files(denied=denied)
         if not found:
+            if denied:
+                missing.reason = denied_reason(denied)
             return missing
         return DatasetStatus(spec.name, True, "user", str(found[0]), False, "-", None, content_id=user_content_id(found[1]))
     cid = content_id({f: f"{a}:{h}" for f, (a, h) in spec.files.items()})
@@ -246,9 +259,11 @@ def local_status(name: str) -> DatasetStatus:
         return DatasetStatus(spec.name, True, "cache", str(raw_dir(spec.name)), True, "-", None, content_id=cid)
     where = set()
     for file, (algorithm, expected) in spec.files.items():
-        good = next((p for p in candidate_paths(spec, file)
+        good = next((p for p in candidate_paths(spec, file, denied)
                      if checked_digest(p, algorithm, decompress=spec.kind == "idx" and p.name.endswith(".gz")) == expected), None)
         if good is None:
+            if denied:
+                missing.reason = denied_reason(denied)
             return missing
         where.add(str(good.parent))
     return DatasetStatus(spec.name, True, "local", "; ".join(sorted(where)), True, "-", None, content_id=cid)

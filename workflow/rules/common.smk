@@ -65,15 +65,43 @@ def resources_of(profile, slug):
         user_error(e)
 
 
+def job_resources(profile, slug, run_id):
+    """``threads`` and ``gpu`` of the job ``run_id``; an id that is no job of the paper under the profile
+    (a typo, ``..``, a run of another profile) stops the workflow with one paragraph saying how to list them."""
+    res = resources_of(profile, slug)
+    if run_id not in res:
+        user_error(f"run id {run_id!r} (in results/{profile}/{slug}/runs/{run_id}.json) is not a job of paper "
+                   f"{slug!r} under profile {profile!r}; allowed: the {len(res)} job ids listed by "
+                   f"`repro list {slug} --runs --profile {profile}` (a batch job's id, else the run's id)")
+    return res[run_id]
+
+
 def run_gpus(wc):
     """1 when the run's task trains torch models (experiments.TASKS gpu=True) and the device is not the CPU."""
-    return int(resources_of(wc.profile, wc.slug)[wc.run_id]["gpu"] and config["device"] != "cpu")
+    return int(job_resources(wc.profile, wc.slug, wc.run_id)["gpu"] and config["device"] != "cpu")
 
 
 def run_files(profile, slug, fig):
     figs = figures_of(profile, slug)
-    ex.check_choice(f"figure of {slug}", fig, figs)
-    return [f"results/{profile}/{slug}/runs/{rid}.json" for rid in figs[fig].job_ids]
+    if fig not in figs:
+        user_error(f"figure {fig!r} (in figures/{profile}/{slug}/{fig}.*) is not a figure of paper {slug!r} under "
+                   f"profile {profile!r}; allowed: {', '.join(figs)} (`repro list {slug} --profile {profile}`)")
+    return [checked_run_file(f"results/{profile}/{slug}/runs/{rid}.json", rid) for rid in figs[fig].job_ids]
+
+
+@functools.cache
+def checked_run_file(path, run_id):
+    """``path``, the result file of job ``run_id``. When the workflow loads (main process only), a file there that
+    is damaged or foreign (not the run its name says: another run's file copied over it) is moved aside here
+    (repro.results.read_run_result), so it is never read: a figure that needs rebuilding (or the run file asked for)
+    gets the run computed again first; a figure already built from the genuine result is left as it is."""
+    if workflow.is_main_process and os.path.exists(path):
+        from repro.results import read_run_result
+
+        read_run_result(path, run_id=run_id,
+                        log=lambda msg: print(f"run result {msg}; never read, the run is computed again where a target "
+                                                f"needs it", file=sys.stderr))
+    return path
 
 
 def figure_files(profile, slug, fig):
@@ -100,6 +128,7 @@ def dataset_flag(name):
 
 def dataset_flags(profile, slug, run_id):
     """Dataset status files a job needs (every dataset named by a figure that uses the job)."""
+    job_resources(profile, slug, run_id)  # an unknown job id: one paragraph, before anything else
     names = set()
     for f in figures_of(profile, slug).values():
         if run_id in f.job_ids:

@@ -6,7 +6,7 @@ rule run:
         lambda wc: dataset_flags(wc.profile, wc.slug, wc.run_id),
     output:
         "results/{profile}/{slug}/runs/{run_id}.json",
-    threads: lambda wc: max(resources_of(wc.profile, wc.slug)[wc.run_id]["threads"], config["threads_per_run"])
+    threads: lambda wc: max(job_resources(wc.profile, wc.slug, wc.run_id)["threads"], config["threads_per_run"])
     resources:
         gpu=lambda wc: run_gpus(wc),
         slurm_partition=lambda wc: config["slurm_partitions"]["gpu" if run_gpus(wc) else "cpu"],

@@ -13,6 +13,7 @@ import pytest
 
 from repro.cli import main
 from repro.data import DatasetCorruptError, DatasetUnavailableError, load_dataset
+from repro.data import federated
 from repro.data.federated import federated_dataset
 from repro.data.registry import IDX_FILES
 
@@ -154,7 +155,8 @@ def tiny(isolated, monkeypatch):
 SPEC = {"scheme": "dirichlet", "num_clients": 4, "alpha": 0.5, "min_size": 5}
 
 
-@pytest.mark.parametrize("damage", ["truncated", "edited", "npz flipped", "not a mapping"])
+@pytest.mark.parametrize("damage", ["truncated", "edited", "npz flipped", "not a mapping", "checksum removed, edited",
+                                    "npz checksum removed"])
 def test_damaged_partition_manifest_is_repaired(tiny, damage):
     fd = federated_dataset("mnist", SPEC, seed=0)
     manifest = fd.path / "manifest.json"
@@ -167,10 +169,21 @@ def test_damaged_partition_manifest_is_repaired(tiny, damage):
         manifest.write_text(json.dumps(doc))
     elif damage == "npz flipped":
         flip_byte(fd.path / "partition.npz", 0.5)
+    elif damage == "checksum removed, edited":  # without its integrity field the manifest cannot be trusted (issue 26)
+        doc = json.loads(manifest.read_text())
+        del doc["manifest_sha256"]
+        doc["num_classes"] = 3
+        manifest.write_text(json.dumps(doc))
+    elif damage == "npz checksum removed":
+        doc = json.loads(manifest.read_text())
+        del doc["npz_sha256"]
+        doc["manifest_sha256"] = federated._manifest_digest(doc)
+        manifest.write_text(json.dumps(doc))
     else:
         manifest.write_text("[1, 2]")
     again = federated_dataset("mnist", SPEC, seed=0)
     assert all(np.array_equal(a, b) for a, b in zip(fd.train_indices, again.train_indices))
+    assert again.num_classes == fd.num_classes == 10
     repaired = json.loads(manifest.read_text())
     assert repaired["train_sizes"] == fd.manifest["train_sizes"] and repaired["manifest_sha256"]
     assert list(fd.path.glob("*.corrupt"))  # the damaged file was kept aside for inspection
