@@ -7,6 +7,16 @@ from snakemake.utils import min_version, validate
 
 min_version("8.0")
 
+# Snakemake reads the config file below with an unbounded YAML loader: check it first with the package's bounded
+# one, so that an alias bomb or an oversized file is refused in one paragraph instead of hanging the workflow.
+from repro.config_files import load_yaml_file
+from repro.errors import ConfigError
+
+try:
+    load_yaml_file("config/config.yaml", "workflow config file")
+except ConfigError as e:
+    raise SystemExit(f"repro: error: {e}")
+
 
 configfile: "config/config.yaml"
 

@@ -157,7 +157,7 @@ def not_evaluated_category(reason: str) -> str:
             return key
     if "not available" in low or "offline" in low or "cifar" in low or "femnist" in low:
         return "offline"
-    if "was not regenerated" in low or "has no rows" in low or "not run" in low or "no replicates" in low:
+    if "not regenerated" in low or "has no rows" in low or "not run" in low or "no replicates" in low:
         return "not_run"
     return "other"
 
