@@ -133,7 +133,8 @@ def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
     URL (``probe``) so the reason says whether ``repro data fetch`` could download it."""
     from repro.data.integrity import checked_digest, move_aside
     from repro.data.loaders import content_id, decoded_cache_intact
-    from repro.data.sources import CorruptFile, _candidates, _describe_places, _how_to_provide, places, raw_dir
+    from repro.data.sources import (CorruptFile, _candidates, _describe_places, _how_to_provide, denied_reason,
+                                    places, raw_dir, readable_file)
 
     spec = get_spec(name)
     if spec.kind == "user":
@@ -151,12 +152,12 @@ def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
         return DatasetStatus(spec.name, True, "cache", str(raw_dir(spec.name)), True,
                              f"{_du(raw_dir(spec.name)) / 1e6:.1f} MB in the cache", None, content_id=cid)
     plist = places(spec)
-    found, corrupt = {}, []
+    found, corrupt, denied = {}, [], []
     for file, (algorithm, expected) in spec.files.items():
         for place in plist:
             for cand in _candidates(spec, file):
                 path = place.path / cand
-                if not path.is_file():
+                if not readable_file(path, denied):  # missing, or this user may not read it (noted in denied)
                     continue
                 actual = checked_digest(path, algorithm, decompress=spec.kind == "idx" and cand.endswith(".gz"))
                 if actual == expected:
@@ -176,6 +177,8 @@ def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
     offline = False
     if corrupt:
         reason = "corrupt copy"
+    elif denied:
+        reason = denied_reason(denied)
     elif probe and spec.urls:
         first = next(iter(spec.files))
         answer = dl.probe(spec.urls[0] + (first + ".gz" if spec.kind == "idx" else first))
