@@ -8,18 +8,26 @@ Bonferroni-adjusted level 1 - 0.05/k. Pairs are formed only on the full seed set
 Privacy claims compare the paper's printed numbers with eq. (21) evaluated on the noise the runs
 actually used (calibration checks), or with the epsilon certified for what was trained (privacy table).
 
-FedProx, FedAvg and [13] run at the server step tuned on a separate seed (table92). Eq. (9) makes
-Upcycled-FL FedProx with the server step 1 + c_m (README, "Upcycled-FL = FedProx with a larger server step").
+FedProx, FedAvg and [13] run as the paper ran them: server step 1 (FedAvg as eq. (7); FedProx with mu = 0.1,
+"not tuned"). The steps tuned on table92's grid are a package observation beside them, never in their place, and
+the grid leaves out 1 + c_m: eq. (9) makes FedProx at that step Upcycled-FL itself (README).
+
+Verdict of record (judging rule 1): a learning-curve claim is judged on runs at the paper's setting (E = 20,
+M = 80, full client data; Figs 9-10: E = 20, M = 80). A reduced profile keeps a verdict only where a measured
+quantity shows the claim's regime is kept at both scales (recorded in the claim's reason); otherwise it is
+``not_evaluated`` ("regime not preserved: ... quick vs paper"). The quick profile's E = 1 reverses Upcycled-FL
+minus FedProx (C9): -1.77 / -2.11 points at E = 1 against +1.39 / +1.69 at E = 20 on the same seeds.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from repro.claims import (ClaimSet, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
-                          number, per_seed, unchanged)
+                          number, per_seed, sign_test, unchanged)
 from repro.papers.ota_jammer.experiments import (ALGO_LABEL, BASELINE_LABEL, IID_LABEL, NO_CJ_LABEL, NONPRIVATE_LABEL,
                                                  ONE_STEP_LABEL, channel_only_series, cj_series)
 from repro.papers.ota_jammer.privacy import NO_CJ_NAME, ONE_STEP_NAME, cj_name
@@ -41,16 +49,59 @@ ZERO_RTOL = 1e-9                # a closed-form difference that is 0 by construc
 POWER_SLACK = 1e-5              # ||x_i||^2 / P_i <= 1 + slack: float32 rounding of a clipped update's norm (d = 155,830)
 POWER_RTOL = 0.05               # "without affecting transmission": clients' mean transmit power within 5 %
 GAIN = 0.0                      # "outperforms": the accuracy gap's interval lies above 0
-PRIVACY_COST_MAX = 0.02         # "robust learning performance": private within 2 accuracy points of non-private
-IMPEDE_DROP_MIN = 0.15          # "significantly impedes convergence": >= 15 accuracy points below no jammer
+ROBUST_TOL_RANGE = (0.01, 0.05)  # "robust learning performance" prints no number: package reading, scanned (rule 4):
+                                 # private within 1 ... 5 accuracy points of the non-private reference
+IMPEDE_PACKAGE_READING = 0.15    # package reading only (the implementation guide's, not the paper's): a drop >= 15
+                                 # points, reported beside the direction verdict (threshold 0)
 LAST_SHARE = 0.25               # "end of training": the last quarter of the rounds
 PROX_TESTABLE_MIN = 0.05        # C10 is testable only where FedProx's aggregate differs from FedAvg's by >= 5 %
                                 # (measured: ~1 % at E = 1, ~10 % at the paper's E = 20; fig92)
 ALPHA = 0.05                    # family-wise error of a claim's parts (Bonferroni)
 NEAR = 0.01                     # counterfactuals near a threshold: +-1 accuracy point (or 0.01 of loss)
-TIE_ATOL = 1e-5                 # per-seed gaps this small are a tie: FedProx at the server step 1 + c_m is Upcycled-FL
-                                # (eq. 9) computed in another order, and float32 rounding moves its mean loss by ~1e-6;
+TIE_ATOL = 1e-5                 # per-seed gaps this small are float32 rounding of identical computations (a tie);
                                 # real differences between methods are >= 1e-4 (an AUC step of accuracy is 2.6e-5)
+SCALE_KEYS = ("rounds", "local_epochs", "size_scale")   # the paper's setting of Figs 2-8 and fig91 (rule 1)
+IID_SCALE_KEYS = ("iid_rounds", "iid_local_epochs")     # the paper's setting of Figs 9-10
+E1_REVERSAL = ("E = 1 quick vs E = 20 paper: Upcycled-FL - FedProx -1.77 / -2.11 pt vs +1.39 / +1.69 pt (test accuracy, "
+               "same seeds 0 / 1): the quick profile's E reverses the comparison")
+
+
+@functools.cache
+def _paper_params() -> dict:
+    from repro.experiment import load_params
+    return load_params("ota_jammer", "paper")
+
+
+def _off_scale(params, keys=SCALE_KEYS) -> dict:
+    """The keys of ``keys`` where ``params`` differ from the paper's setting: {key: (this, paper)}."""
+    paper = _paper_params()
+    return {k: (params[k], paper[k]) for k in keys if params[k] != paper[k]}
+
+
+def _scale_text(off: dict) -> str:
+    return ", ".join(f"{k} {a:g} (paper {b:g})" for k, (a, b) in off.items())
+
+
+def _as_paper(keys=SCALE_KEYS):
+    """Counterfactual: the same tables read as runs at the paper's setting (so that the regime guard lets the
+    comparison be judged)."""
+    def run(t, p):
+        paper = _paper_params()
+        return t, {**p, **{k: paper[k] for k in keys}}
+    return run
+
+
+def _regime_guard(params, measured: str, keys=SCALE_KEYS, **details):
+    """Judging rule 1: ``not_evaluated`` (regime) off the paper's setting, else None."""
+    off = _off_scale(params, keys)
+    if not off:
+        return None
+    return not_evaluated(f"{measured} ({_scale_text(off)}); the verdict of record needs runs at the paper's setting",
+                         category="regime", **details)
+
+
+def _rounded(gaps: dict) -> dict:
+    return {n: [round(float(v), 6) for v in g] for n, g in gaps.items()}
 
 
 def _level(k: int) -> float:
@@ -168,8 +219,9 @@ def _set_cert(names_values: dict, metric: str = "certified_epsilon"):
     return run
 
 
-STEP_NOTE = ("FedProx, FedAvg and [13] at their server steps tuned on a separate seed (table92); eq. (9) makes Upcycled-FL "
-             "FedProx with the server step 1 + c_m (1.4 / 1.2 / 1.1 / 1.05), so this compares step sizes as much as methods")
+STEP_NOTE = ("FedProx, FedAvg and [13] at the paper's server step 1 (FedProx 'not tuned'); the steps tuned on table92's "
+             "grid are a package observation, and the grid leaves out 1 + c_m (eq. 9: FedProx at it is Upcycled-FL)")
+BY_CONSTRUCTION = "holds by construction: not an empirical reproduction"
 CALIBRATION = "Calibration check (exact computation of the paper's formula; holds by construction: alpha_u is solved from eps by eq. (21)): "
 
 
@@ -233,7 +285,8 @@ def jammer_bound_meets_target(tables, params):
 @CLAIMS.claim("C5", figures=("fig6", "fig7", "fig8"), kind="exact",
               paper_says="'we apply a factor of 7 times the theoretical lower bound' for the jammer of Figs 6-8 "
                          "(Sec. V-A; the figures are labelled by the targets eps = 1, 0.5, 0.1)",
-              tests="per target, the jammer's model-domain std as run over its bound (22) = 7 (the amplitude reading). "
+              tests="Holds by construction (the runs set the jammer at 7x its bound; not an empirical reproduction): per "
+                    "target, the jammer's model-domain std as run over its bound (22) = 7 (the amplitude reading). "
                     "Observation (details): the noise run gives eq. (21) = 0.142 / 0.071 / 0.0143, about 1/7 of the labels: "
                     "the curves are more private than their labels, which is still (label, delta)-DP under eq. (21)",
               refute=lambda t, p: (edit(t, "fig6", lambda v: v * 2, panel="privacy", metric="jammer_std",
@@ -248,7 +301,7 @@ def jammer_at_seven_times_bound(tables, params):
         parts[f"target {e:g}"] = exact(ratio[np.argmax(np.abs(ratio - PAPER_KAPPA))], PAPER_KAPPA, rtol=CLOSED_FORM_RTOL)
         points[f"{e:g}"] = {"eq21_as_run": float(np.max(np.concatenate([_scalar(tables, f, "epsilon", s) for f in CJ_FIGS]))),
                             "eq21_variance_reading": float(np.max(_scalar(tables, "fig6", "epsilon_variance_reading", s)))}
-    ev = combine(parts, reason="reproduced as described (7x); the operating points are an observation, not a failure")
+    ev = combine(parts, reason=f"{BY_CONSTRUCTION} (the runs apply 7x); the operating points are an observation, not a failure")
     ev.details["operating_points"] = points
     return ev
 
@@ -268,8 +321,9 @@ def iid_epsilon(tables, params):
 @CLAIMS.claim("C7", figures=("fig2", "fig6", "fig9"), kind="exact",
               paper_says="Thm 1/3: s_i >= 1 keeps the transmit power within (11) and bounds each client's eps (20) by "
                          "the common bound (21), the minimum over lambda of the moments-accountant tail bound",
-              tests="every run and client-round: ||x_i||^2/P_i <= 1 + 1e-5 (float32 rounding) and s_i >= 1; eq. (20) <= eq. (21); the closed "
-                    "form equals a numerical minimum over lambda (relative 1e-9)",
+              tests="Holds by construction (the power control and the accountant are implemented from Thm 1/3; not an "
+                    "empirical reproduction): every run and client-round: ||x_i||^2/P_i <= 1 + 1e-5 (float32 rounding) and "
+                    "s_i >= 1; eq. (20) <= eq. (21); the closed form equals a numerical minimum over lambda (relative 1e-9)",
               refute=lambda t, p: (edit(t, "fig2", lambda v: v * 0 + 1.5, panel="privacy", metric="max_power_ratio", series=AVG), p),
               support=unchanged)
 def power_and_per_client_bound(tables, params):
@@ -284,13 +338,15 @@ def power_and_per_client_bound(tables, params):
             "max_eq20_over_eq21": max(a / b for a, b in zip(per, tot))}
     ok = (vals["max_power_ratio"] <= 1 + POWER_SLACK and vals["min_s"] >= 1.0 and vals["max_eq20_over_eq21"] <= 1 + 1e-12
           and vals["max_closed_vs_numeric"] <= CLOSED_FORM_RTOL)
-    return exact_holds(ok, regenerated=vals, expected="ratio <= 1, s >= 1, (20) <= (21), closed form = numeric")
+    return exact_holds(ok, regenerated=vals, expected="ratio <= 1, s >= 1, (20) <= (21), closed form = numeric",
+                       reason=BY_CONSTRUCTION, details={"by_construction": True})
 
 
 @CLAIMS.claim("C8", figures="fig2", kind="exact",
               paper_says="Lemma 1 / Thm 1: Upcycled-FL's 2M iterations cost M releases (even steps use no data), so it "
                          "has the same eps as FedAvg with M iterations",
-              tests="Upcycled runs: iterations = 2 x transmissions = 2M; eq. (21) equal to FedAvg's at the same noise",
+              tests="Holds by construction (Algorithm 1 transmits on odd steps only; not an empirical reproduction): "
+                    "Upcycled runs: iterations = 2 x transmissions = 2M; eq. (21) equal to FedAvg's at the same noise",
               refute=lambda t, p: (edit(t, "fig2", lambda v: v + 1, panel="privacy", metric="epsilon", series=UPC), p),
               support=unchanged)
 def upcycled_even_steps_free(tables, params):
@@ -298,7 +354,22 @@ def upcycled_even_steps_free(tables, params):
     eu, ea = _scalar(tables, "fig2", "epsilon", UPC), _scalar(tables, "fig2", "epsilon", AVG)
     ok = bool(np.all(it == 2 * tx)) and bool(np.all(tx == params["rounds"])) and abs(eu.max() - ea.max()) <= 1e-12
     return exact_holds(ok, regenerated={"iterations": float(it[0]), "transmissions": float(tx[0]), "eps_upcycled": float(eu.max()),
-                                        "eps_fedavg": float(ea.max())}, expected="2M iterations, M releases, equal eps")
+                                        "eps_fedavg": float(ea.max())}, expected="2M iterations, M releases, equal eps",
+                       reason=BY_CONSTRUCTION, details={"by_construction": True})
+
+
+def _cert_regime(tables, params) -> str:
+    """Rule 1 for the certificates: the per-round mechanism is the same at both settings (alpha_u, fig92; a clipped
+    update's sensitivity 2 p_i/s_i at any E), and the paper's M releases compose at least as many rounds."""
+    if not _off_scale(params):
+        return ""
+    try:
+        a, b = _regime(tables, "this profile", "alpha_u"), _regime(tables, "paper setting", "alpha_u")
+    except MissingData:
+        return ""
+    return (f"; regime kept (rule 1): alpha_u {a:.1f} quick vs {b:.1f} paper (fig92), the clipped update's sensitivity "
+            f"2 p_i/s_i at any E, and M = {_paper_params()['rounds']} releases at the paper's setting against "
+            f"{params['rounds']} here: the certificate can only grow at paper scale")
 
 
 @CLAIMS.claim("C21", figures=("privacy", "fig2"), kind="exact",
@@ -318,7 +389,7 @@ def runs_are_dp_as_stated(tables, params):
         pass
     return exact_holds(cert <= PAPER_EPS_NO_CJ * (1 + CLOSED_FORM_RTOL), regenerated=cert, expected=f"<= {PAPER_EPS_NO_CJ:g}",
                        reason="eq. (21) assumes the sensitivity of one gradient step (Appendix A); E local epochs have "
-                              "the sensitivity of the clipped update", details=details)
+                              "the sensitivity of the clipped update" + _cert_regime(tables, params), details=details)
 
 
 # ---- learning curves without the jammer (Figs 2-5) ----------------------------------------------------------
@@ -326,13 +397,15 @@ def runs_are_dp_as_stated(tables, params):
 
 @CLAIMS.claim("C9", figures="fig2", kind="direction",
               paper_says="'Results reveal that Algorithm 1 significantly outperforms all' (Sec. V-A, Figs 2-5)",
-              tests="per seed, test accuracy averaged over all rounds and over the last quarter of them: Upcycled-FL minus "
-                    "each of FedProx, FedAvg (proposed PC, tuned server steps) and [13] at equal privacy under the paper's "
-                    "accountant (Fig. 4 holds the same runs); every gap > 0 (Bonferroni over the 6 parts)",
-              refute=_set_to("fig2", UPC, AVG, -NEAR),
-              support=_chain(*[_set_to("fig2", s, UPC, -NEAR) for s in (PROX, AVG, B13)]))
+              tests="at the paper's setting (E = 20, M = 80; rule 1), per seed, test accuracy averaged over all rounds and "
+                    "over the last quarter of them: Upcycled-FL minus each of FedProx, FedAvg (proposed PC, the paper's "
+                    "server step 1) and [13] at equal privacy under the paper's accountant (Fig. 4 holds the same runs); "
+                    "every gap > 0 (Bonferroni over the 6 parts)",
+              refute=_chain(_as_paper(), _set_to("fig2", UPC, AVG, -NEAR)),
+              support=_chain(_as_paper(), *[_set_to("fig2", s, UPC, -NEAR) for s in (PROX, AVG, B13)]))
 def upcycled_best_no_cj(tables, params):
-    return _judge(_beats(tables, "fig2", UPC, (PROX, AVG, B13), params, ends=True), reason=STEP_NOTE)
+    gaps = _beats(tables, "fig2", UPC, (PROX, AVG, B13), params, ends=True)
+    return _regime_guard(params, E1_REVERSAL, gaps_this_profile=_rounded(gaps)) or _judge(gaps, reason=STEP_NOTE)
 
 
 def _testable_prox(t, p):
@@ -355,9 +428,9 @@ def fedprox_beats_fedavg(tables, params):
     except MissingData:
         effect = None
     if effect is not None and effect < PROX_TESTABLE_MIN:
-        return not_evaluated(f"not testable in this setting: the proximal term changes the FedProx aggregate by "
-                             f"{effect:.2%} of FedAvg's (E = {params['local_epochs']}; >= {PROX_TESTABLE_MIN:.0%} needed, "
-                             "about 10 % at the paper's E = 20, fig92)",
+        return not_evaluated(f"the proximal term changes the FedProx aggregate by {effect:.2%} of FedAvg's quick "
+                             f"(E = {params['local_epochs']}) vs about 18 % at the paper's E = 20 (fig92; >= "
+                             f"{PROX_TESTABLE_MIN:.0%} needed)", category="regime",
                              gap_per_seed=[round(float(v), 6) for v in gap], prox_effect_rel=effect)
     return _judge({"FedProx - FedAvg": gap}, reason=STEP_NOTE.split(";")[0])
 
@@ -368,24 +441,45 @@ def fedprox_beats_fedavg(tables, params):
               tests="per seed, test accuracy averaged over all rounds: each of Upcycled-FL, FedProx and FedAvg (proposed "
                     "PC) minus [13] calibrated to the same privacy under the paper's accountant; every gap > 0 "
                     "(Bonferroni over the 3 parts)",
-              refute=_set_to("fig2", B13, AVG, +NEAR),
-              support=_chain(_set_to("fig2", UPC, AVG, 0.0), _set_to("fig2", PROX, AVG, 0.0), _set_to("fig2", B13, AVG, -NEAR)))
+              refute=_chain(_as_paper(), _set_to("fig2", B13, AVG, +NEAR)),
+              support=_chain(_as_paper(), _set_to("fig2", UPC, AVG, 0.0), _set_to("fig2", PROX, AVG, 0.0),
+                             _set_to("fig2", B13, AVG, -NEAR)))
 def proposed_beats_baseline(tables, params):
     gaps = {f"{a} - [13]": _gap(tables, "fig2", a, B13, params) for a in (UPC, PROX, AVG)}
-    return _judge(gaps, reason="the proposed PC's s_i > 1 biases the aggregate (fig92); [13] runs at its power cap, "
-                               "eq. (21) below 6.52 (README); " + STEP_NOTE)
+    guard = _regime_guard(params, "E = 1 quick vs E = 20 paper: no paper-scale run of Fig. 2, and E reverses the sign of "
+                                  "Upcycled-FL - FedProx (C9) on the same runs", gaps_this_profile=_rounded(gaps))
+    return guard or _judge(gaps, reason="the proposed PC's s_i > 1 biases the aggregate (fig92); [13] runs at its power "
+                                        "cap, eq. (21) below 6.52 (README); " + STEP_NOTE)
 
 
 @CLAIMS.claim("C12", figures="fig2", kind="direction",
               paper_says="'our method's efficacy in maintaining stringent DP levels while ensuring robust learning "
                          "performance' (Sec. V-A, eps = 6.52): the learning part (the privacy part is C12p)",
-              tests=f"per seed, test accuracy averaged over all rounds: private FedAvg (proposed PC) minus the non-private "
-                    f"FedAvg reference > -{PRIVACY_COST_MAX:g}",
-              refute=_set_to("fig2", AVG, NONPRIVATE_LABEL, -PRIVACY_COST_MAX - NEAR),
-              support=_set_to("fig2", AVG, NONPRIVATE_LABEL, -PRIVACY_COST_MAX + NEAR))
+              tests="at the paper's setting (rule 1), per seed, test accuracy averaged over all rounds: private FedAvg "
+                    "(proposed PC) minus the non-private FedAvg reference (a package reference; the paper's figure has "
+                    "none). The paper prints no tolerance for 'robust': the package reads it as within 1 ... 5 points and "
+                    "scans that range (rule 4): reproduced if the gap's interval is above -1 point, not reproduced if below "
+                    "-5 points, else not evaluated (depends on the unstated tolerance)",
+              refute=_chain(_as_paper(), _set_to("fig2", AVG, NONPRIVATE_LABEL, -ROBUST_TOL_RANGE[1] - NEAR)),
+              support=_chain(_as_paper(), _set_to("fig2", AVG, NONPRIVATE_LABEL, -ROBUST_TOL_RANGE[0] + NEAR / 2)))
 def private_close_to_nonprivate(tables, params):
-    return _judge({"private - non-private": _gap(tables, "fig2", AVG, NONPRIVATE_LABEL, params)}, threshold=-PRIVACY_COST_MAX,
-                  reason="the gap is the PC's s_i > 1 bias, not the noise (fig92)")
+    gap = _gap(tables, "fig2", AVG, NONPRIVATE_LABEL, params)
+    guard = _regime_guard(params, "E = 1 quick vs E = 20 paper: no paper-scale run of Fig. 2", gap_this_profile=_rounded({"g": gap})["g"])
+    if guard:
+        return guard
+    scan = {f"tolerance {t:g}": direction(gap, threshold=-t) for t in ROBUST_TOL_RANGE}
+    verdicts = {n: e.verdict for n, e in scan.items()}
+    tight, loose = scan[f"tolerance {ROBUST_TOL_RANGE[0]:g}"], scan[f"tolerance {ROBUST_TOL_RANGE[1]:g}"]
+    why = "package reading of 'robust' (no number printed), scanned over tolerances 1 ... 5 points; the gap is the PC's s_i > 1 bias, not the noise (fig92)"
+    if tight.verdict == "reproduced":
+        return tight.but(reason=why + "; holds at every tolerance of the range", details={**tight.details, "scan": verdicts})
+    if loose.verdict == "not_reproduced":
+        return loose.but(reason=why + "; fails at every tolerance of the range", details={**loose.details, "scan": verdicts})
+    lo, hi = tight.interval.low, tight.interval.high
+    return not_evaluated(f"'robust' prints no tolerance: private - non-private = {100 * gap.mean():+.2f} pt "
+                         f"[{100 * lo:+.2f}, {100 * hi:+.2f}]; holds for a tolerance >= {-100 * lo:.2f} pt, fails for one "
+                         f"< {max(0.0, -100 * hi):.2f} pt (package scan 1 ... 5 pt: {verdicts})", category="constant",
+                         scan=verdicts, gap_per_seed=[round(float(v), 6) for v in gap])
 
 
 def _cj_names(params):
@@ -405,7 +499,8 @@ def stringent_dp_levels(tables, params):
     for name, level in zip(_cj_names(params), [params["eps0"]] + list(params["cj_epsilons"])):
         c = _cert(tables, name)
         parts[name] = exact_holds(c <= level * (1 + CLOSED_FORM_RTOL), regenerated=c, expected=f"<= {level:g}")
-    return combine(parts, reason="eq. (21) assumes one gradient step's sensitivity; E epochs have the clipped update's")
+    return combine(parts, reason="eq. (21) assumes one gradient step's sensitivity; E epochs have the clipped update's"
+                   + _cert_regime(tables, params))
 
 
 # ---- with the cooperative jammer (Figs 6-8) -----------------------------------------------------------------
@@ -417,33 +512,59 @@ def _cj_gaps(tables, params):
             for fig, algo in CJ_FIGS.items() for hi, lo in zip(eps, eps[1:])}
 
 
+def _noise_regime(tables, params):
+    """Rule 1 for the jammer claims: off the paper's setting, the quick verdict is kept only where fig92's noise-to-signal
+    ratio per round (the quantity the jammer claims turn on) dominates the signal (> 1) and rises as the target falls at
+    both settings. Returns (kept, text)."""
+    if not _off_scale(params):
+        return True, ""
+    eps = sorted(params["cj_epsilons"], reverse=True)
+    vals = {}
+    for setting in ("this profile", "paper setting"):
+        try:
+            vals[setting] = [_regime(tables, setting, f"noise_to_signal_cj_{e:g}_kappa_{params['kappa']:g}") for e in eps]
+        except MissingData:
+            return False, "fig92 has no noise-to-signal ratios for the jammer targets"
+    kept = all(v[0] > 1 and all(a < b for a, b in zip(v, v[1:])) for v in vals.values())
+    text = (f"noise / signal per round with the jammer at {params['kappa']:g}x, targets {' / '.join(f'{e:g}' for e in eps)}: "
+            f"{' / '.join(f'{v:.3g}' for v in vals['this profile'])} quick vs "
+            f"{' / '.join(f'{v:.3g}' for v in vals['paper setting'])} paper (fig92)")
+    return kept, text
+
+
 def _ordered_targets(t, p, gap):
-    """Counterfactual: each smaller target's curve = the next larger target's minus ``gap`` (or plus, gap < 0, for
-    the smallest only)."""
+    """Counterfactual: each smaller target's curve = the next larger target's minus ``gap`` (gap < 0: plus)."""
     eps = sorted(p["cj_epsilons"], reverse=True)
     for fig in CJ_FIGS:
-        if gap > 0:
-            for hi, lo in zip(eps, eps[1:]):
-                t, p = _set_to(fig, cj_series(lo), cj_series(hi), -gap)(t, p)
-        else:
-            t, p = _set_to(fig, cj_series(eps[-1]), cj_series(eps[-2]), -gap)(t, p)
+        for hi, lo in zip(eps, eps[1:]):
+            t, p = _set_to(fig, cj_series(lo), cj_series(hi), -gap)(t, p)
     return t, p
 
 
 @CLAIMS.claim("C13", figures=("fig6", "fig7", "fig8"), kind="direction",
               paper_says="'as eps decreases, the increased noise adversely affects learning performance' (Sec. V-A, Figs 6-8)",
               tests="per algorithm and seed, test accuracy averaged over all rounds at each jammer target (7x the bound) "
-                    "minus at the next smaller target (1 vs 0.5, 0.5 vs 0.1); every gap > 0 (Bonferroni over the 6 parts)",
+                    "minus at the next smaller target (1 vs 0.5, 0.5 vs 0.1): a sign test pooled over the algorithm x "
+                    "target-pair x seed differences (rule 8), the Clopper-Pearson interval of the share > 0 against 1/2. "
+                    "Off the paper's setting, kept only where fig92's noise-to-signal ratio dominates and rises as the "
+                    "target falls at both settings",
               refute=lambda t, p: _ordered_targets(t, p, -NEAR), support=lambda t, p: _ordered_targets(t, p, NEAR))
 def accuracy_falls_with_epsilon(tables, params):
-    return _judge(_cj_gaps(tables, params))
+    gaps = _cj_gaps(tables, params)
+    kept, regime = _noise_regime(tables, params)
+    if not kept:
+        return not_evaluated(f"{regime} ({_scale_text(_off_scale(params))})", category="regime", gaps=_rounded(gaps))
+    ev = sign_test(np.concatenate([np.asarray(g, dtype=float) for g in gaps.values()]),
+                   reason="regime kept (rule 1): " + regime if regime else "")
+    ev.details["mean_gap_per_part"] = {n: round(float(np.mean(g)), 6) for n, g in gaps.items()}
+    return ev
 
 
 def _impede_cf(drop):
+    """Counterfactual: the smallest target's curve (jammer at 7x) = the no-jammer curve minus ``drop``."""
     def run(t, p):
         for fig in CJ_FIGS:
-            for e in p["bound_cj_epsilons"]:
-                t, p = _set_to(fig, cj_series(e, 1.0), NO_CJ_LABEL, -drop)(t, p)
+            t, p = _set_to(fig, cj_series(min(p["cj_epsilons"])), NO_CJ_LABEL, -drop)(t, p)
         return t, p
     return run
 
@@ -451,23 +572,32 @@ def _impede_cf(drop):
 @CLAIMS.claim("C14", figures=("fig6", "fig7", "fig8"), kind="direction",
               paper_says="'at very low eps values, such as 0.1, the excessive noise required to meet stringent privacy "
                          "levels significantly impedes the algorithms' convergence' (Sec. V-A)",
-              tests=f"per algorithm and seed, test accuracy averaged over all rounds without the jammer minus with the "
-                    f"noise eps = 0.1 requires (jammer exactly at its bound (22)) > {IMPEDE_DROP_MIN:g} (Bonferroni over the "
-                    "3 algorithms); the drop at the paper's 7x jammer in the details",
-              refute=_impede_cf(IMPEDE_DROP_MIN - NEAR), support=_impede_cf(IMPEDE_DROP_MIN + NEAR))
+              tests="the paper's runs (Figs 6-8: jammer at 7x its bound), per algorithm and seed, test accuracy averaged "
+                    "over all rounds without the jammer minus with it at the smallest target (0.1) > 0 (direction, "
+                    "Bonferroni over the 3 algorithms). Beside it (details): the package reading 'a drop >= 15 points' "
+                    "(the implementation guide's number, not the paper's) and, as a package observation, the drop with "
+                    "the jammer exactly at its bound (kappa = 1). Off the paper's setting, kept only where fig92's "
+                    "noise-to-signal ratio dominates at both settings",
+              refute=_impede_cf(-NEAR), support=_impede_cf(NEAR))
 def smallest_epsilon_impedes(tables, params):
-    gaps, seven = {}, {}
-    for fig, algo in CJ_FIGS.items():
-        for e in params["bound_cj_epsilons"]:
-            gaps[f"{fig} ({algo}), eps {e:g} at the bound"] = _gap(tables, fig, NO_CJ_LABEL, cj_series(e, 1.0), params)
+    e = min(params["cj_epsilons"])
+    gaps = {f"{fig} ({algo}), eps {e:g}, jammer at {params['kappa']:g}x": _gap(tables, fig, NO_CJ_LABEL, cj_series(e), params)
+            for fig, algo in CJ_FIGS.items()}
+    kept, regime = _noise_regime(tables, params)
+    if not kept:
+        return not_evaluated(f"{regime} ({_scale_text(_off_scale(params))})", category="regime", gaps=_rounded(gaps))
+    ev = _judge(gaps, reason="regime kept (rule 1): " + regime if regime else "")
+    ev.details["package_reading_drop_ge_15pt"] = {
+        n: direction(g, threshold=IMPEDE_PACKAGE_READING, level=_level(len(gaps))).verdict for n, g in gaps.items()}
+    kappa1 = {}
+    for fig in CJ_FIGS:
+        for eb in params["bound_cj_epsilons"]:
             try:
-                g7 = _gap(tables, fig, NO_CJ_LABEL, cj_series(e), params)
-                seven[f"{fig}, eps {e:g}, jammer at {params['kappa']:g}x (the paper's figure)"] = [round(float(v), 6) for v in g7]
+                kappa1[f"{fig}, eps {eb:g}, jammer at 1x its bound"] = [
+                    round(float(v), 6) for v in _gap(tables, fig, NO_CJ_LABEL, cj_series(eb, 1.0), params)]
             except MissingData:
                 pass
-    ev = _judge(gaps, threshold=IMPEDE_DROP_MIN, reason="judged at the noise the target requires (kappa = 1); the "
-                                                         "paper's figures use 7x its amplitude (49x the variance)")
-    ev.details["drop_with_jammer_at_paper_kappa"] = seven
+    ev.details["package_observation_drop_at_kappa_1"] = kappa1
     return ev
 
 
@@ -490,48 +620,79 @@ def _cj_set(delta, only_first=False):
 @CLAIMS.claim("C15", figures=("fig6", "fig7", "fig8"), kind="direction",
               paper_says="'Consistent with our findings from scenarios without the CJ, Upcycled-FL continues to surpass both "
                          "FedProx and FedAvg in performance' (Sec. V-A, Figs 6-8)",
-              tests="per jammer target and seed, test accuracy averaged over all rounds: Upcycled-FL (Fig. 6) minus FedProx "
-                    "(Fig. 7) and minus FedAvg (Fig. 8), each > 0 (Bonferroni over the 6 parts)",
-              refute=_cj_set(-NEAR, only_first=True), support=_cj_set(NEAR))
+              tests="at the paper's setting (E = 20, M = 80; rule 1), per jammer target and seed, test accuracy averaged "
+                    "over all rounds: Upcycled-FL (Fig. 6) minus FedProx (Fig. 7) and minus FedAvg (Fig. 8), both at the "
+                    "paper's server step 1, each > 0 (Bonferroni over the 6 parts)",
+              refute=_chain(_as_paper(), _cj_set(-NEAR, only_first=True)), support=_chain(_as_paper(), _cj_set(NEAR)))
 def upcycled_best_with_cj(tables, params):
-    return _judge(_upc_vs_each(tables, params), reason=STEP_NOTE)
+    gaps = _upc_vs_each(tables, params)
+    return _regime_guard(params, E1_REVERSAL, gaps_this_profile=_rounded(gaps)) or _judge(gaps, reason=STEP_NOTE)
 
 
 # ---- synthetic i.i.d. (Figs 9-10) ---------------------------------------------------------------------------
 
 
+B13LS = BASELINE_LABEL["ls"]  # [13] calibrated by its own accountant
+
+
+def _iid_13(t, p, acc_gap, loss_gap=None):
+    """Counterfactual: both calibrations of [13] at ``acc_gap`` below the proposed design's accuracy (and ``loss_gap``
+    above its loss)."""
+    for b in (B13, B13LS):
+        t, p = _set_to("fig9", b, IID_LABEL, -acc_gap)(t, p)
+        if loss_gap is not None:
+            t, p = _set_to("fig10", b, IID_LABEL, loss_gap, "train_loss")(t, p)
+    return t, p
+
+
 @CLAIMS.claim("C16", figures=("fig9", "fig10"), kind="direction",
               paper_says="'As illustrated in Fig. 9 and Fig. 10, our proposed design significantly outperforms the "
                          "state-of-the-art algorithm [13]' (Sec. V-B, eps = 0.15, delta = 0.01)",
-              tests="per seed, averaged over all rounds: test accuracy of proposed-PC FedAvg minus [13] (Fig. 9) and "
-                    "training loss of [13] minus proposed (Fig. 10), [13] calibrated to the same privacy under the paper's "
-                    "accountant; both > 0 (Bonferroni over the 2 parts; the gaps to [13] with its own accountant in the details)",
-              refute=_set_to("fig9", B13, IID_LABEL, +NEAR),
-              support=_chain(_set_to("fig9", B13, IID_LABEL, -NEAR), _set_to("fig10", B13, IID_LABEL, +NEAR, "train_loss")))
+              tests="at the paper's setting (E = 20, M = 80; rule 1), per seed, averaged over all rounds: test accuracy of "
+                    "proposed-PC FedAvg minus [13] (Fig. 9) and training loss of [13] minus proposed (Fig. 10), both > 0 "
+                    "(Bonferroni over the 2 parts), for each of the two calibrations of [13] the paper leaves open, with "
+                    "equal weight: at the same eq. (21) privacy (the paper's accountant) and at the same (0.15, 0.01) "
+                    "under [13]'s own accountant. Reproduced / not reproduced only where both calibrations agree; else "
+                    "not evaluated (depends on the unstated calibration, rule 4)",
+              refute=_chain(_as_paper(IID_SCALE_KEYS), lambda t, p: _iid_13(t, p, -NEAR)),
+              support=_chain(_as_paper(IID_SCALE_KEYS), lambda t, p: _iid_13(t, p, NEAR, NEAR)))
 def iid_proposed_beats_baseline(tables, params):
-    ev = _judge({**_beats(tables, "fig9", IID_LABEL, (B13,), params),
-                 **_beats(tables, "fig10", IID_LABEL, (B13,), params, "train_loss", lower_is_better=True)})
-    try:
-        ls = BASELINE_LABEL["ls"]
-        ev.details["gap_to_13_own_accountant"] = {
-            "accuracy": [round(float(v), 6) for v in _gap(tables, "fig9", IID_LABEL, ls, params)],
-            "loss": [round(float(v), 6) for v in _gap(tables, "fig10", IID_LABEL, ls, params, "train_loss", sign=-1.0)]}
-    except MissingData:
-        pass
-    return ev
+    per_cal, gaps_all = {}, {}
+    for name, b in (("paper's accountant", B13), ("[13]'s own accountant", B13LS)):
+        gaps = {**_beats(tables, "fig9", IID_LABEL, (b,), params),
+                **_beats(tables, "fig10", IID_LABEL, (b,), params, "train_loss", lower_is_better=True)}
+        gaps_all[name] = _rounded(gaps)
+        per_cal[name] = _judge(gaps)
+    guard = _regime_guard(params, "E = 1, M = 20 quick vs E = 20, M = 80 paper (the verdict of record: the committed "
+                                  "paper-profile runs of Figs 9-10)", keys=IID_SCALE_KEYS, gaps_this_profile=gaps_all,
+                          verdict_this_profile={n: e.verdict for n, e in per_cal.items()})
+    if guard:
+        return guard
+    summary = {n: {"verdict": e.verdict, "effect": e.effect,
+                   "interval": None if e.interval is None else [e.interval.low, e.interval.high],
+                   "reason": e.reason} for n, e in per_cal.items()}
+    verdicts = {e.verdict for e in per_cal.values()}
+    if len(verdicts) == 1:
+        ev = combine(per_cal, reason="both calibrations of [13] agree")
+        ev.details["per_calibration"] = summary
+        return ev
+    text = "; ".join(f"{n}: {e.verdict} (accuracy gap {100 * np.mean(list(gaps_all[n].values())[0]):+.2f} pt)"
+                     for n, e in per_cal.items())
+    return not_evaluated(f"which calibration of [13] the paper used is not stated, and the two disagree: {text}",
+                         category="constant", per_calibration=summary, gaps=gaps_all)
 
 
 @CLAIMS.claim("C17", figures="fig3", kind="direction",
               paper_says="the training-loss figures show Algorithm 1 ahead of all (Sec. V-A: 'Algorithm 1 significantly "
                          "outperforms all', Figs 3 and 5)",
-              tests="per seed, training loss averaged over all rounds and over the last quarter of them: each of FedProx, "
-                    "FedAvg (proposed PC, tuned server steps) and [13] minus Upcycled-FL > 0 (Fig. 5 holds the same runs; "
-                    "Bonferroni over the 6 parts)",
-              refute=_set_to("fig3", UPC, AVG, +NEAR, "train_loss"),
-              support=_chain(*[_set_to("fig3", s, UPC, +NEAR, "train_loss") for s in (PROX, AVG, B13)]))
+              tests="at the paper's setting (E = 20, M = 80; rule 1), per seed, training loss averaged over all rounds and "
+                    "over the last quarter of them: each of FedProx, FedAvg (proposed PC, the paper's server step 1) and "
+                    "[13] minus Upcycled-FL > 0 (Fig. 5 holds the same runs; Bonferroni over the 6 parts)",
+              refute=_chain(_as_paper(), _set_to("fig3", UPC, AVG, +NEAR, "train_loss")),
+              support=_chain(_as_paper(), *[_set_to("fig3", s, UPC, +NEAR, "train_loss") for s in (PROX, AVG, B13)]))
 def upcycled_lowest_loss(tables, params):
-    return _judge(_beats(tables, "fig3", UPC, (PROX, AVG, B13), params, "train_loss", lower_is_better=True, ends=True),
-                  reason=STEP_NOTE)
+    gaps = _beats(tables, "fig3", UPC, (PROX, AVG, B13), params, "train_loss", lower_is_better=True, ends=True)
+    return _regime_guard(params, E1_REVERSAL, gaps_this_profile=_rounded(gaps)) or _judge(gaps, reason=STEP_NOTE)
 
 
 # ---- theory (Thm 5) -----------------------------------------------------------------------------------------
@@ -557,22 +718,33 @@ def convergence_terms_grow(tables, params):
               paper_says="'Algorithm 1 significantly outperforms all' (Sec. V-A), re-tested by the package with one "
                          "gradient step per round, where eq. (21) holds under zero-out adjacency with |D_i| public "
                          "(certified eps 5.9 <= 6.52; replace-one: privacy table)",
-              tests="per seed, test accuracy averaged over all rounds and over the last quarter of them, one-step runs: "
-                    "Upcycled-FL minus FedAvg (proposed PC, tuned server step; FedProx is the same rule for one step) and "
-                    "minus [13]; every gap > 0 (Bonferroni over the 4 parts)",
-              refute=_set_to("fig91", UPC1, AVG1, -NEAR),
-              support=_chain(_set_to("fig91", AVG1, UPC1, -NEAR), _set_to("fig91", B131, UPC1, -NEAR)))
+              tests="at the paper's M = 80 and full client data (rule 1), per seed, test accuracy averaged over all rounds "
+                    "and over the last quarter of them, one-step runs: Upcycled-FL minus FedAvg (proposed PC, the paper's "
+                    "server step 1; FedProx is the same rule for one step) and minus [13]; every gap > 0 (Bonferroni over "
+                    "the 4 parts)",
+              refute=_chain(_as_paper(), _set_to("fig91", UPC1, AVG1, -NEAR)),
+              support=_chain(_as_paper(), _set_to("fig91", AVG1, UPC1, -NEAR), _set_to("fig91", B131, UPC1, -NEAR)))
 def upcycled_best_certified(tables, params):
-    return _judge(_beats(tables, "fig91", UPC1, (AVG1, B131), params, ends=True), reason=STEP_NOTE)
+    gaps = _beats(tables, "fig91", UPC1, (AVG1, B131), params, ends=True)
+    guard = _regime_guard(params, "M = 20 with half the client data quick vs M = 80, full data at the paper's setting: "
+                                  "no one-step run at the paper's setting", keys=("rounds", "size_scale"),
+                          gaps_this_profile=_rounded(gaps))
+    return guard or _judge(gaps, reason=STEP_NOTE)
 
 
 @CLAIMS.claim("C20", figures="fig91", kind="direction",
               paper_says="'Each of the proposed approach outperforms ... [13]' (Sec. V-A), re-tested by the package with one "
                          "gradient step per round at equal privacy (zero-out adjacency, |D_i| public)",
-              tests="per seed, test accuracy averaged over all rounds, one-step runs: FedAvg with the proposed PC minus [13] > 0",
-              refute=_set_to("fig91", AVG1, B131, -NEAR), support=_set_to("fig91", AVG1, B131, +NEAR))
+              tests="at the paper's M = 80 and full client data (rule 1), per seed, test accuracy averaged over all rounds, "
+                    "one-step runs: FedAvg with the proposed PC minus [13] > 0",
+              refute=_chain(_as_paper(), _set_to("fig91", AVG1, B131, -NEAR)),
+              support=_chain(_as_paper(), _set_to("fig91", AVG1, B131, +NEAR)))
 def proposed_beats_baseline_certified(tables, params):
-    return _judge({"FedAvg - [13], one step": _gap(tables, "fig91", AVG1, B131, params)})
+    gaps = {"FedAvg - [13], one step": _gap(tables, "fig91", AVG1, B131, params)}
+    guard = _regime_guard(params, "M = 20 with half the client data quick vs M = 80, full data at the paper's setting: "
+                                  "no one-step run at the paper's setting", keys=("rounds", "size_scale"),
+                          gaps_this_profile=_rounded(gaps))
+    return guard or _judge(gaps)
 
 
 # ---- "without affecting transmission efficiency" (abstract, Sec. VI) ----------------------------------------
@@ -581,7 +753,9 @@ def proposed_beats_baseline_certified(tables, params):
 @CLAIMS.claim("C22", figures=("fig8", "privacy"), kind="exact",
               paper_says="the cooperative jammer serves 'to enhance privacy without affecting transmission efficiency' "
                          "(abstract; conclusion)",
-              tests="the clients' transmissions are unaffected by the jammer: per seed, the clients' transmit power "
+              tests="Holds by construction (the jammer is a separate transmitter and the clients' power control does not "
+                    "see it; not an empirical reproduction): the clients' transmissions are unaffected by the jammer: per "
+                    "seed, the clients' transmit power "
                     "||x_i||^2/P_i averaged over clients and rounds with the jammer (at its bound, each target of "
                     "bound_cj_epsilons) over without it (FedAvg), within 1 +- 5 % in every seed. Details: the accuracy of reaching "
                     "the same eps with receiver noise only (smaller alpha_u, fewer clients' signal) and the jammer's "
@@ -609,6 +783,8 @@ def jammer_keeps_transmission(tables, params):
         except MissingData:
             pass
     ev = combine(parts) if len(parts) > 1 else next(iter(parts.values()))
+    ev = ev.but(reason="; ".join(r for r in (BY_CONSTRUCTION, ev.reason) if r))
+    ev.details["by_construction"] = True
     ev.details["channel_only_comparison"] = details
     return ev
 

@@ -3,7 +3,7 @@
 Runs per evaluation seed (README, run plan):
 
 * ``A``   Upcycled-FL, FedProx, FedAvg with the proposed power control (PC), no jammer (Figs 2-5);
-  FedProx and FedAvg at their tuned server steps (``server_step``; Upcycled-FL's is its even step, eq. 9);
+  FedProx and FedAvg at the server step ``server_step`` (the paper's 1; Upcycled-FL's even step is eq. 9);
 * ``ref`` FedAvg, non-private (dashed reference, not in the paper), at FedAvg's server step;
 * ``B``   [13] calibrated to the same privacy under the paper's accountant (``ma``): one run, because
   under one accountant (6.52, 1e-5) and (4.39, 0.01) are one noise level; with [13]'s own accountant
@@ -17,7 +17,7 @@ Runs per evaluation seed (README, run plan):
   the paper's accountant is a valid bound under zero-out adjacency (Upcycled, FedAvg, [13]) (fig91);
 
 on ``tuning_seed`` the [13] gamma grid (table91) and the server-step grid of FedAvg, FedProx and [13]
-(table92); and the regime measurements of this profile's setting and the paper's (fig92).
+(table92, a package observation: the figures keep the paper's step 1); and the regime measurements of this profile's setting and the paper's (fig92).
 """
 
 from __future__ import annotations
@@ -197,8 +197,8 @@ def figures(params: dict) -> list[FigureSpec]:
     level2 = g["A"] + g["ref"] + _b(g["B"], "ma") + _b(g["B"], "ls", e2)
     curves = ("Per round (x = communication round m; Upcycled-FL after its even step): the seed mean and its 95 % "
               "Student-t interval over seeds. Every epsilon named is the paper's eq. (21); the privacy table gives the "
-              "epsilon certified for what was run. FedProx, FedAvg and [13] run at their tuned server steps (table92); "
-              "Upcycled-FL's even step (eq. 9) is FedProx with the server step 1 + c_m.")
+              "epsilon certified for what was run. FedProx, FedAvg and [13] run at the server step 1 as in the paper (FedProx "
+              "'not tuned'); the steps tuned on table92's grid are a package observation there.")
     same = {"fig4": "fig2", "fig5": "fig3"}
     figs = [FigureSpec(SLUG, "fig1", "Differentially private over-the-air FL system with a cooperative jammer",
                        "Schematic: K single-antenna clients and a cooperative jammer transmit at once; the server receives "
@@ -228,8 +228,8 @@ def figures(params: dict) -> list[FigureSpec]:
                                                      "(package ablation, claim C22)." if algo == "fedavg" and g["CO"] else "")
                                + f" {curves}", runs=runs, paper_ref=ref, datasets=("mnist",)))
     iid_curves = curves.replace("; Upcycled-FL after its even step", "").replace(
-        " FedProx, FedAvg and [13] run at their tuned server steps (table92); Upcycled-FL's even step (eq. 9) is FedProx "
-        "with the server step 1 + c_m.", " Both methods run at their tuned server steps (table92).")
+        " FedProx, FedAvg and [13] run at the server step 1 as in the paper (FedProx 'not tuned'); the steps tuned on "
+        "table92's grid are a package observation there.", " Both methods run at the server step 1 as in the paper.")
     for fid, metric, ref in (("fig9", "Test accuracy", "Fig. 9"), ("fig10", "Training loss", "Fig. 10")):
         figs.append(FigureSpec(SLUG, fid, f"{metric}, synthetic i.i.d., no jammer (paper: eps = {params['iid_eps']:g}, "
                                f"delta = {params['iid_delta']:g})",
@@ -259,10 +259,10 @@ def figures(params: dict) -> list[FigureSpec]:
                            "(there gamma has no effect).", runs=g["tune"] + evaluated_b13, kind="table", paper_ref="",
                            datasets=("mnist",)))
     figs.append(FigureSpec(SLUG, "table92", "Tuning of the server step of FedAvg, FedProx and [13]",
-                           "Package addition: every baseline on the same grid of server steps (w <- w + step x aggregate), "
-                           "including 1 + c_m, the step Upcycled-FL's even iteration implies (eq. 9), on a tuning seed "
-                           "disjoint from the evaluation seeds; criterion: training loss averaged over all rounds (lower is "
-                           "better). FedProx at 1 + c_m is Upcycled-FL.", runs=g["steps"], kind="table", paper_ref="",
+                           "Package observation: every baseline on the same grid of server steps (w <- w + step x aggregate) on "
+                           "a tuning seed disjoint from the evaluation seeds; criterion: training loss averaged over all "
+                           "rounds (lower is better). The figures and claims use the paper's step 1; the grid leaves out "
+                           "1 + c_m, the step Upcycled-FL's even iteration implies (eq. 9: FedProx at it is Upcycled-FL).", runs=g["steps"], kind="table", paper_ref="",
                            datasets=("mnist",)))
     private = [r for grp in ("A", "B", "C", "K1", "CO", "D", "F") for r in g[grp] if r.params["mode"] != "nonprivate"]
     figs.append(FigureSpec(SLUG, "privacy", "Privacy as run: the paper's epsilon and the epsilon certified for what was trained",
@@ -291,10 +291,13 @@ def validate(params: dict) -> None:
         raise ConfigError(f"tuning_seed {params['tuning_seed']} must not be an evaluation seed {params['seeds']}")
     if set(params["server_step"]) != set(STEP_KEYS):
         raise ConfigError(f"server_step must give exactly the keys {list(STEP_KEYS)}; got {sorted(params['server_step'])}")
+    if EVEN_STEP in params["server_step_grid"]:
+        raise ConfigError(f"server_step_grid {params['server_step_grid']!r} must not hold {EVEN_STEP!r}: eq. (9) makes FedProx "
+                          "at the server step 1 + c_m Upcycled-FL itself, and a tuning grid never contains the method")
     for key, step in params["server_step"].items():
         if step not in params["server_step_grid"]:
             raise ConfigError(f"server_step.{key} = {step!r} must be one of server_step_grid {params['server_step_grid']!r} "
-                              "(it is the grid's argmin in the tuning table table92)")
+                              "(table92 shows it beside the grid's argmin)")
     for key in ("cj_epsilons", "bound_cj_epsilons", "channel_only_epsilons"):
         if any(e >= params["eps0"] for e in params[key]):
             raise ConfigError(f"{key} {params[key]!r} must lie below eps0 = {params['eps0']:g} (stricter than the receiver "

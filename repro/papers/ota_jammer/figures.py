@@ -228,7 +228,7 @@ def _render_curves(fig, results, ctx):
 
 
 def _steps_text(fig, params) -> str:
-    """The server steps of the figure's methods (the tuned values of table92)."""
+    """The server steps of the figure's methods (the paper's 1; table92: the grid, a package observation)."""
     keys = sorted({step_key(r.params["algorithm"], r.params["mode"], r.params.get("local_rule", "epochs"), r.params["data"])
                    for r in fig.runs if r.params["algorithm"] != "upcycled" and r.params["mode"] != "nonprivate"})
     return "server steps: " + ", ".join(f"{k} {theory.step_label(params['server_step'][k])}" for k in keys if k in STEP_KEYS)
@@ -411,14 +411,17 @@ def _render_steps(fig, results, ctx):
                 rows += [dict(figure=fig.fig_id, panel=k, series=theory.step_label(grid[i]), x=i, metric=m, value=float(b),
                               seed=-1, run_id="") for m, b in (("selected", i in best), ("in_use", i == used))]
             if used not in best:
-                status.append(f"STALE: {k} uses {theory.step_label(grid[used])}, not the argmin")
+                status.append(f"{_method_of(k)}: the figures use the paper's step {theory.step_label(grid[used])}, the "
+                              f"argmin is {', '.join(theory.step_label(grid[i]) for i in sorted(best))} (package observation)")
         body = [[theory.step_label(grid[i])] + [cells.get((k, i), "") for k in keys] for i in range(len(grid))]
         caption = f"{title}, tuning seed {p['tuning_seed']}" + (f"; {'; '.join(status)}" if status else "")
         blocks.append((caption, ["server step"] + [f"{_method_of(k)}: mean train loss" for k in keys], body))
     df = tidy_frame(rows)
     note = ("Criterion: training loss averaged over all rounds on the tuning seed (test accuracy is in the CSV, not used). "
-            "w <- w + step x aggregate; 1 + c_m (c_m = mu/(mu + lambda_m), eq. 9) is the step Upcycled-FL's even iteration "
-            "applies, so FedProx at 1 + c_m is Upcycled-FL. Upcycled-FL itself is not tuned (its step is the paper's).")
+            "w <- w + step x aggregate. [used]: the step the figures and claims use, the paper's 1 (FedProx 'not tuned'); "
+            "the argmin is a package observation, never in place of the paper's baseline. The grid leaves out 1 + c_m "
+            "(c_m = mu/(mu + lambda_m), eq. 9), the step Upcycled-FL's even iteration applies: FedProx at it is "
+            "Upcycled-FL itself.")
     if not blocks:
         f, axes = subplots(1, 1)
         mark_unavailable(axes[0, 0], "; ".join(sorted(set(reasons))) or "no results")

@@ -38,7 +38,10 @@ def test_figures_and_run_sharing(profile):
     # table92: every baseline (3 with E epochs, 2 one-step, 2 i.i.d.) on the same server-step grid, tuning seed only
     assert len(figs["table92"].run_ids) == 7 * len(p["server_step_grid"])
     assert {r.seed for r in figs["table92"].runs} == {p["tuning_seed"]}
-    assert "even_step" in p["server_step_grid"] and figs["fig92"].kind == "table"
+    # a tuning grid never holds the method itself: FedProx at 1 + c_m is Upcycled-FL (eq. 9)
+    assert "even_step" not in p["server_step_grid"] and figs["fig92"].kind == "table"
+    # the figures run every baseline as the paper did: server step 1
+    assert set(p["server_step"].values()) == {1.0}
     tuning = [r for r in figs["table91"].runs if r.seed == p["tuning_seed"]]
     assert len(tuning) == len(p["tuning_datasets"]) * len(p["tuning_gammas"])
     assert all(r.params["mode"] == "baseline13" for r in figs["table91"].runs)
@@ -67,6 +70,7 @@ def test_quick_profile_keeps_the_papers_privacy_levels_and_seeds():
     ({"num_clients": 10}, "num_clients"),
     ({"seeds": [0, 0]}, "seeds"),
     ({"server_step_grid": [1.0, 0.0]}, "server_step_grid"),
+    ({"server_step_grid": [1.0, "even_step"]}, "server_step_grid"),
     ({"server_step": {"fedavg": 2.5}}, "server_step"),
     ({"bound_cj_epsilons": [7.0]}, "bound_cj_epsilons"),
 ])
