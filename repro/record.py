@@ -8,8 +8,8 @@ A claim's verdict of record is
 * its ``paper`` verdict when the paper profile judged it (any verdict but ``not_evaluated``): scale ``paper``;
 * else its ``quick`` verdict when the quick profile judged it: scale ``quick``; such a verdict stands only
   because no paper-scale run contradicts it, and the reports say so;
-* else ``not_evaluated``, with the paper profile's reason where it has one (it says why the paper's
-  experiment could not be judged), else the quick one's.
+* else ``not_evaluated``, with the paper profile's reason where it says why the paper's experiment could not
+  be judged, and the quick one's where the paper profile only says its runs were not made.
 
 Where both profiles judged a claim and their verdicts differ, the pair is a *disagreement*. A
 *contradiction* (one profile says ``reproduced``, the other ``not_reproduced``) means the reduced profile
@@ -67,8 +67,11 @@ def records(slug: str, quick: list[dict] | None = None, paper: list[dict] | None
             verdict, scale, claim = pc["verdict"], "paper", pc
         elif qc is not None and qc["verdict"] != "not_evaluated":
             verdict, scale, claim = qc["verdict"], "quick", qc
-        else:
-            verdict, scale, claim = "not_evaluated", "-", (pc or qc)
+        else:  # not evaluated: the paper profile's reason, unless it only says the paper's runs were not made
+            from repro.claims import not_evaluated_category
+
+            paper_not_run = pc is None or not_evaluated_category(pc.get("reason", "")) in ("not_run", "other")
+            verdict, scale, claim = "not_evaluated", "-", (qc if qc is not None and paper_not_run else pc or qc)
         out.append(Record(slug, cid, verdict, scale, qc["verdict"] if qc else None, pc["verdict"] if pc else None, claim))
     return out
 
