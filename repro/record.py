@@ -143,6 +143,49 @@ def disagreements_markdown(slugs=None) -> str:
     return "\n".join(lines)
 
 
+def landing_rst(profile: str, slugs=None) -> str:
+    """The HTML report's landing page (reStructuredText): the verdicts of record per paper and the headline claims
+    (the README's findings), every cell escaped so that no claim text is read as markup."""
+    from repro.gallery import HEADLINES
+    from repro.report import VERDICT_TEXT, effect_text
+    from repro.rst import escape
+
+    slugs = list(slugs or registry.slugs())
+
+    def table(title, header, rows):
+        out = [f".. list-table:: {escape(title)}", "   :header-rows: 1", ""]
+        for row in [header, *rows]:
+            out.append("   * - " + escape(row[0]))
+            out += [f"     - {escape(c) if c != '' else '..'}" for c in row[1:]]
+        return out + [""]
+
+    per_paper = []
+    for slug in slugs:
+        recs = records(slug)
+        n = counts(recs)
+        per_paper.append([slug, str(len(recs))] + [_verdict_cell(n, v, recs) for v in VERDICTS])
+    head = ["paper", "claims", "reproduced", "not reproduced", "inconclusive", "not evaluated"]
+    findings = []
+    for slug in slugs:
+        recs = {r.id: r for r in records(slug)}
+        for cid in HEADLINES.get(slug, ()):
+            r = recs.get(cid)
+            if r is None or r.claim is None:
+                continue
+            measured = effect_text(r.claim) if r.verdict != "not_evaluated" else r.claim.get("reason", "")
+            findings.append([slug, f"{cid}: {' '.join(str(r.claim['paper_says']).split())[:160]}", measured[:160] or "-",
+                             r.scale, VERDICT_TEXT[r.verdict]])
+    lines = ["Verdicts of the claims of five papers on private and wireless federated learning, judged on regenerated "
+             f"numbers (report of profile ``{escape(profile)}``). The verdict of record of a claim is the paper-scale "
+             "one where the paper's experiment was run, else the quick profile's; the scale column says which. Every "
+             "figure below carries the verdicts of the claims judged on it; the category *Reproduction report* holds "
+             "every claim with its check and numbers.", ""]
+    lines += table("Verdicts of record (in brackets: how many at paper scale; not evaluated: per named reason)", head, per_paper)
+    if findings:
+        lines += table("Headline claims", ["paper", "claim", "regenerated", "scale", "verdict of record"], findings)
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     print(record_table_markdown(link=False))
     print()
