@@ -190,15 +190,29 @@ def _foreign(spec, run_id: str) -> str | None:
 
     try:
         recorded = spec["run_id"]
-        actual = RunSpec(spec["paper"], spec["task"], spec["params"], spec["seed"]).run_id
+        # the file stores infinite parameters as "inf" / "-inf" (strict JSON): hash them as the floats they were
+        ids = {RunSpec(spec["paper"], spec["task"], p, spec["seed"]).run_id
+               for p in (spec["params"], _revive_infinities(spec["params"]))}
     except (KeyError, TypeError) as e:
         return f"not a run result (its spec lacks {e})"
     if recorded != run_id:
         return (f"foreign: it holds the result of run {recorded!r}, not of run {run_id!r} that its name says "
                 f"(another run's file copied over it?)")
-    if actual != recorded:
+    if recorded not in ids:
+        actual = sorted(ids)[0]
         return f"foreign: its spec was edited (it hashes to run {actual!r}, not to the {recorded!r} it records)"
     return None
+
+
+def _revive_infinities(obj):
+    """The inverse of :func:`_to_jsonable` for infinities: ``"inf"`` / ``"-inf"`` strings back to floats."""
+    if isinstance(obj, Mapping):
+        return {k: _revive_infinities(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_revive_infinities(v) for v in obj]
+    if obj in ("inf", "-inf"):
+        return float(obj)
+    return obj
 
 
 class RunLock:

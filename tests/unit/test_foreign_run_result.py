@@ -64,3 +64,14 @@ def test_edited_spec_is_foreign_and_the_unchecked_read_is_unchanged(tmp_root):
     said = []
     assert read_run_result(p, log=said.append, run_id=rid) is None
     assert "its spec was edited" in said[0] and p.with_name(p.name + ".corrupt").is_file()
+
+
+def test_a_run_with_an_infinite_parameter_is_not_taken_for_foreign(tmp_path):
+    """eps = inf (Ditto without DP) is stored as "inf" (strict JSON); its file still hashes to its own run."""
+    from repro.experiment import RunSpec
+    from repro.results import read_run_result, write_json
+
+    spec = RunSpec("toy", "t", {"jobs": [{"epsilon": float("inf")}, {"epsilon": 1.0}]}, 0)
+    path = tmp_path / f"{spec.run_id}.json"
+    write_json(path, {"spec": spec.to_dict(), "result": {"status": "ok"}})
+    assert read_run_result(path, run_id=spec.run_id) is not None and path.exists()
