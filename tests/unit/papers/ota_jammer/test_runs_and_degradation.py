@@ -100,5 +100,11 @@ def test_smoke_claims_evaluate_without_errors():
     assert got["C5"].details["operating_points"]["1"]["eq21_as_run"] == pytest.approx(0.14232, abs=1e-4)
     # E local epochs: the certified epsilon of what was trained is far above the stated 6.52
     assert got["C21"].verdict == "not_reproduced" and got["C12p"].verdict == "not_reproduced"
-    assert all(c.verdict == "inconclusive" for k, c in got.items() if c.kind == "direction"), \
-        {k: c.verdict for k, c in got.items() if c.kind == "direction"}
+    # one smoke seed decides no ordering; a comparison the smoke regime cannot hold (E = 1) is not evaluated, with
+    # its named reason (judging rules 1 and 9)
+    from repro.claims import not_evaluated_category
+
+    directions = {k: c for k, c in got.items() if c.kind == "direction"}
+    assert all(c.verdict == "inconclusive" or (c.verdict == "not_evaluated" and not_evaluated_category(c.reason) != "other")
+               for c in directions.values()), {k: (c.verdict, c.reason[:80]) for k, c in directions.items()}
+    assert any(c.verdict == "inconclusive" for c in directions.values())
