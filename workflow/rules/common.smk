@@ -76,6 +76,20 @@ def job_resources(profile, slug, run_id):
     return res[run_id]
 
 
+def recorded_cpu_seconds(wc):
+    """The CPU seconds recorded by the last execution of this run (its result file), else 0: the run rule's
+    priority, so that the longest runs start first (shortens the wall time of a rebuild on few cores; the
+    scheduling order never changes a result)."""
+    import json
+
+    path = f"results/{wc.profile}/{wc.slug}/runs/{wc.run_id}.json"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return int(float(json.load(fh).get("cpu_s") or 0.0))
+    except (OSError, ValueError, AttributeError, TypeError):
+        return 0
+
+
 def run_gpus(wc):
     """1 when the run's task trains torch models (experiments.TASKS gpu=True) and the device is not the CPU."""
     return int(job_resources(wc.profile, wc.slug, wc.run_id)["gpu"] and config["device"] != "cpu")

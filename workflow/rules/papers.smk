@@ -6,6 +6,7 @@ rule run:
         lambda wc: dataset_flags(wc.profile, wc.slug, wc.run_id),
     output:
         "results/{profile}/{slug}/runs/{run_id}.json",
+    priority: recorded_cpu_seconds
     threads: lambda wc: max(job_resources(wc.profile, wc.slug, wc.run_id)["threads"], config["threads_per_run"])
     resources:
         gpu=lambda wc: run_gpus(wc),
