@@ -136,8 +136,8 @@ def any_unavailable(result: dict) -> bool:
 
 
 def run_datasets(slug: str, profile: str, run_id: str) -> list[str]:
-    """The datasets named by the figures that use job ``run_id``."""
-    return sorted({d for f in ex.figure_specs(slug, profile) if run_id in f.job_ids for d in f.datasets})
+    """The datasets job ``run_id`` reads (:func:`repro.experiment.job_datasets`)."""
+    return list(ex.job_datasets(slug, profile).get(run_id, ()))
 
 
 def load_results(slug: str, fig: ex.FigureSpec, profile: str) -> dict[str, dict]:

@@ -126,14 +126,19 @@ def dataset_flag(name):
     return path
 
 
+@functools.cache
+def datasets_of(profile, slug):
+    try:
+        return ex.job_datasets(slug, profile)
+    except ex.ConfigError as e:
+        user_error(e)
+
+
 def dataset_flags(profile, slug, run_id):
-    """Dataset status files a job needs (every dataset named by a figure that uses the job)."""
+    """Dataset status files of the datasets the job reads (repro.experiment.job_datasets): providing a dataset
+    reruns exactly the jobs that read it."""
     job_resources(profile, slug, run_id)  # an unknown job id: one paragraph, before anything else
-    names = set()
-    for f in figures_of(profile, slug).values():
-        if run_id in f.job_ids:
-            names.update(f.datasets)
-    return [dataset_flag(name) for name in sorted(names)]
+    return [dataset_flag(name) for name in datasets_of(profile, slug).get(run_id, ())]
 
 
 def all_targets(profile, slugs):
