@@ -120,7 +120,10 @@ def dataset_flag(name):
     if workflow.is_main_process:
         from repro.data.status import sync_status_file
 
-        state = sync_status_file(path, name)
+        try:
+            state = sync_status_file(path, name)
+        except ex.ConfigError as e:  # a malformed REPRO_<NAME>_URL / _SHA256 / _MD5: one paragraph
+            user_error(e)
         if state.startswith("updated"):
             print(f"dataset {name}: status {state}; the runs that need it rerun", file=sys.stderr)
     return path
