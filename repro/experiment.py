@@ -387,6 +387,12 @@ def _checked_datasets(slug: str, spec: RunSpec, names) -> tuple[str, ...]:
     return names
 
 
+def datasets_read(slug: str, spec: RunSpec) -> tuple[str, ...]:
+    """The datasets run ``spec`` reads by the paper's ``experiments.run_datasets`` (``()`` where it has none)."""
+    reads = getattr(registry.module(slug, "experiments"), "run_datasets", None)
+    return () if reads is None else _checked_datasets(slug, spec, reads(spec))
+
+
 def job_datasets(slug: str, profile: str) -> dict[str, tuple[str, ...]]:
     """The datasets each job reads, by job id (a batch job: the union over its runs). They are the job's dataset
     inputs in the workflow and what its result records, so providing a dataset reruns exactly the jobs that read it.

@@ -11,6 +11,7 @@ from pathlib import Path
 from repro import experiment as ex
 from repro import paths, registry
 from repro.data.errors import DatasetUnavailableError
+from repro.data.partition import PartitionError
 from repro.data.status import datasets_seen
 from repro.results import (last_refusal, read_json, read_run_result, read_tidy_csv, run_lock, tidy_frame, write_csv, write_json,
                            write_text)
@@ -83,6 +84,10 @@ def _execute_task(slug: str, spec: ex.RunSpec, ctx: ex.RunContext) -> dict:
     except DatasetUnavailableError as e:  # the task should return unavailable_result itself; never crash on it
         ctx.log(f"dataset unavailable: {e.reason}")
         return ex.unavailable_result(f"dataset unavailable: {e.reason}")
+    except PartitionError as e:  # a user's copy too small for the run's split: said as a data fault, naming the dataset
+        names = ", ".join(ex.datasets_read(slug, spec)) or "of this run"
+        ctx.log(f"dataset {names}: too small for the run's partition: {e}")
+        return ex.unavailable_result(f"dataset {names}: the copy provided is too small for this run's partition ({e})")
 
 
 def _parts_dir(out: Path) -> Path:
