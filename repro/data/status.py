@@ -118,7 +118,9 @@ def status_table(rows: list[DatasetStatus]) -> str:
     body = []
     for r in rows:
         if r.available:
-            body.append((r.dataset, f"{r.where}: {r.path}", "yes" if r.verified else "no (user data, no reference checksum)", r.size))
+            accepted = sorted({v for v in (r.checksum_source or {}).values() if v != "reference"})
+            verified = f"yes (accepted checksum: {', '.join(accepted)})" if accepted else "yes"
+            body.append((r.dataset, f"{r.where}: {r.path}", verified if r.verified else "no (user data, no reference checksum)", r.size))
         else:
             body.append((r.dataset, f"not available ({r.reason})", "-", "-"))
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]

@@ -10,7 +10,7 @@ from repro.data import load_dataset
 from repro.data.errors import DatasetCorruptError, DatasetUnavailableError, unavailable_reason
 from repro.data.fixtures import cifar10_archive, emnist_byclass, leaf_femnist, serve_folder
 from repro.data.registry import get_spec
-from repro.data.status import datasets_seen, places_fingerprint, readonly_status
+from repro.data.status import datasets_seen, places_fingerprint, readonly_status, status_table
 from repro.errors import ConfigError
 
 from .conftest import REAL_DOWNLOAD
@@ -41,6 +41,7 @@ def test_a_mirror_url_with_an_accepted_checksum_downloads_verifies_and_is_record
     st = readonly_status("cifar10", probe=False)
     assert st.available and st.checksums == {"cifar-10-python.tar.gz": f"md5:{made['md5']}"}
     assert st.checksum_source == {"cifar-10-python.tar.gz": "REPRO_CIFAR10_MD5"}
+    assert "yes (accepted checksum: REPRO_CIFAR10_MD5)" in status_table([st])  # `repro data status`
     seen = datasets_seen(["cifar10"])["cifar10"]  # what a run records
     assert seen["checksums"] == st.checksums and seen["checksum_source"] == st.checksum_source
     # the reference checksum is not the accepted one: the content id differs, so the runs that read it rerun
