@@ -74,7 +74,7 @@ def test_cifar10_from_a_mirror_server_through_a_figure_and_claims_of_each_paper(
     assert st.available and st.where == "download", st.reason
     monkeypatch.setenv("REPRO_OFFLINE", "1")  # from here on, the verified copy in the cache
     _override(project, "dp_ditto", "fig5_panels: [cnn_cifar10]\n")
-    _override(project, "wpfl_minmax", "configs: [cnn_cifar10]\ndirichlet_alpha: 1.0\n")
+    _override(project, "wpfl_minmax", "configs: [cnn_cifar10]\ndirichlet_alpha: 1.0\nseeds: [0]\n")
     expect = {"available": True, "checksums": {"cifar-10-python.tar.gz": f"md5:{made['md5']}"},
               "checksum_source": {"cifar-10-python.tar.gz": "REPRO_CIFAR10_MD5"}}
     for slug, fig_id in (("dp_ditto", "fig5"), ("wpfl_minmax", "fig2")):
