@@ -127,6 +127,7 @@ NOT_EVALUATED_REASONS = {
     "degenerate": "degenerate comparison",
     "unreachable": "not testable in this regime",
     "not_run": "not run at this scale",
+    "diverged": "training diverged",  # a training on the claim's figure: loss not finite or above 1e6 (repro.divergence)
 }
 
 
@@ -421,6 +422,11 @@ class ClaimSpec:
             ev = self.fn(tables, params)
         except MissingData as e:
             ev = not_evaluated(str(e) or "data missing")
+        diverged = [line for f in self.figures for line in getattr(tables.get(f), "attrs", {}).get("diverged", [])]
+        if diverged and self.kind != "exact" and isinstance(ev, Evidence) and ev.verdict != "not_evaluated":
+            # judged on a figure where a training diverged (its table's divergence rows, repro.pipeline): not a verdict
+            ev = not_evaluated("; ".join(diverged[:3]) + (f" (and {len(diverged) - 3} more)" if len(diverged) > 3 else ""),
+                               category="diverged", judged_as=ev.verdict)
         if not isinstance(ev, Evidence):
             raise TypeError(f"claim {self.paper}/{self.id}: {self.fn.__name__} returned {type(ev).__name__}, not Evidence")
         iv = ev.interval

@@ -49,7 +49,7 @@ from repro.registry import PaperInfo
 
 __all__ = ["ConfigError", "check_choice", "PaperInfo", "Task", "RunSpec", "FigureSpec", "RunContext", "RenderContext",
            "Rendered", "PROFILES", "FIGURE_KINDS", "load_params", "figure_specs", "figure_spec", "run_specs", "tasks",
-           "run_resources", "job_specs", "batch_members", "unavailable_result", "is_unavailable", "BATCH_TASK"]
+           "run_resources", "job_specs", "job_datasets", "batch_members", "unavailable_result", "is_unavailable", "BATCH_TASK"]
 
 PROFILES = ("smoke", "quick", "paper")
 BATCH_TASK = "batch"  # a job that executes several runs in one process (see the module docstring)
@@ -104,7 +104,9 @@ class FigureSpec:
     """A figure or table of a paper: its id (``fig3``, ``table2``, ``privacy``), what it shows, its runs.
 
     ``description`` says neutrally what is plotted (captions add the measured verdicts, never the
-    paper's claim). ``datasets`` lists datasets whose absence makes (part of) the figure unavailable.
+    paper's claim). ``datasets`` lists the datasets the figure's runs read (whose absence makes (part of) the
+    figure unavailable); a paper whose ``experiments.run_datasets(spec)`` says what each run reads gets it filled
+    in by :func:`figure_specs` as the union over the figure's runs.
     ``threads`` is a per-run hint for the workflow.
     """
 
@@ -337,6 +339,10 @@ def figure_specs(slug: str, profile: str, overrides: dict | None = None) -> list
     missing = [i for i in ids if i not in renderers]
     if missing:
         raise ValueError(f"{slug}: figures.RENDERERS has no renderer for {missing}")
+    reads = getattr(registry.module(slug, "experiments"), "run_datasets", None)
+    if reads is not None:  # every figure declares exactly what its runs read
+        for f in figs:
+            f.datasets = tuple(sorted({d for r in f.runs for d in _checked_datasets(slug, r, reads(r))}))
     per_job = int(params.get("runs_per_job", 1) or 1)
     batchable = set(getattr(registry.module(slug, "experiments"), "BATCH_TASKS", ()))
     if per_job > 1 and batchable:
@@ -368,6 +374,40 @@ def batch_members(job: RunSpec) -> list[RunSpec]:
     if job.task != BATCH_TASK:
         return [job]
     return [RunSpec(m["paper"], m["task"], m["params"], m["seed"]) for m in job.params["members"]]
+
+
+def _checked_datasets(slug: str, spec: RunSpec, names) -> tuple[str, ...]:
+    from repro.data.registry import NAMES
+
+    names = tuple(names)
+    bad = [n for n in names if n not in NAMES]
+    if bad:
+        raise ValueError(f"{slug}: experiments.run_datasets names unknown datasets {bad} for run {spec.run_id}; "
+                         f"allowed: {', '.join(NAMES)}")
+    return names
+
+
+def datasets_read(slug: str, spec: RunSpec) -> tuple[str, ...]:
+    """The datasets run ``spec`` reads by the paper's ``experiments.run_datasets`` (``()`` where it has none)."""
+    reads = getattr(registry.module(slug, "experiments"), "run_datasets", None)
+    return () if reads is None else _checked_datasets(slug, spec, reads(spec))
+
+
+def job_datasets(slug: str, profile: str) -> dict[str, tuple[str, ...]]:
+    """The datasets each job reads, by job id (a batch job: the union over its runs). They are the job's dataset
+    inputs in the workflow and what its result records, so providing a dataset reruns exactly the jobs that read it.
+    From the paper's ``experiments.run_datasets(spec)`` where it has one; else every dataset named by a figure that
+    uses the job."""
+    reads = getattr(registry.module(slug, "experiments"), "run_datasets", None)
+    out: dict[str, set] = {}
+    for fig in figure_specs(slug, profile):
+        for job in fig.job_specs:
+            names = out.setdefault(job.run_id, set())
+            if reads is None:
+                names.update(fig.datasets)
+            else:
+                names.update(d for r in batch_members(job) for d in _checked_datasets(slug, r, reads(r)))
+    return {jid: tuple(sorted(v)) for jid, v in out.items()}
 
 
 def figure_spec(slug: str, fig_id: str, profile: str) -> FigureSpec:

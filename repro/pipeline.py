@@ -11,6 +11,7 @@ from pathlib import Path
 from repro import experiment as ex
 from repro import paths, registry
 from repro.data.errors import DatasetUnavailableError
+from repro.data.partition import PartitionError
 from repro.data.status import datasets_seen
 from repro.results import (last_refusal, read_json, read_run_result, read_tidy_csv, run_lock, tidy_frame, write_csv, write_json,
                            write_text)
@@ -83,6 +84,10 @@ def _execute_task(slug: str, spec: ex.RunSpec, ctx: ex.RunContext) -> dict:
     except DatasetUnavailableError as e:  # the task should return unavailable_result itself; never crash on it
         ctx.log(f"dataset unavailable: {e.reason}")
         return ex.unavailable_result(f"dataset unavailable: {e.reason}")
+    except PartitionError as e:  # a user's copy too small for the run's split: said as a data fault, naming the dataset
+        names = ", ".join(ex.datasets_read(slug, spec)) or "of this run"
+        ctx.log(f"dataset {names}: too small for the run's partition: {e}")
+        return ex.unavailable_result(f"dataset {names}: the copy provided is too small for this run's partition ({e})")
 
 
 def _parts_dir(out: Path) -> Path:
@@ -136,8 +141,8 @@ def any_unavailable(result: dict) -> bool:
 
 
 def run_datasets(slug: str, profile: str, run_id: str) -> list[str]:
-    """The datasets named by the figures that use job ``run_id``."""
-    return sorted({d for f in ex.figure_specs(slug, profile) if run_id in f.job_ids for d in f.datasets})
+    """The datasets job ``run_id`` reads (:func:`repro.experiment.job_datasets`)."""
+    return list(ex.job_datasets(slug, profile).get(run_id, ()))
 
 
 def load_results(slug: str, fig: ex.FigureSpec, profile: str) -> dict[str, dict]:
@@ -183,6 +188,10 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     base = paths.figures_dir(profile, slug) / fig_id
     written = []
     data = tidy_frame(rendered.data.to_dict("records")) if rendered.data is not None and len(rendered.data) else tidy_frame([])
+    diverged = diverged_runs(slug, fig, results)
+    if diverged:  # said on the figure, in its .md, and marked in its CSV (claims on it are not evaluated)
+        data = tidy_frame(data.to_dict("records") + _diverged_rows(fig.fig_id, diverged))
+        _log(f"{slug}/{fig_id}: training diverged: " + "; ".join(describe_divergence(diverged)))
     write_csv(base.with_suffix(".csv"), data)
     written.append(base.with_suffix(".csv"))
     if rendered.figure is None:
@@ -191,12 +200,59 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     from repro.results import save_figure
 
     stamp_profile_note(rendered.figure, profile, ctx.profile_note)
+    if diverged:
+        _stamp_divergence(rendered.figure, diverged)
     written += save_figure(rendered.figure, base)
     close(rendered.figure)
-    write_text(base.with_suffix(".md"), rendered.markdown if rendered.markdown is not None else figure_markdown(fig, ctx, data))
+    md = rendered.markdown if rendered.markdown is not None else figure_markdown(fig, ctx, data)
+    if diverged:
+        md += "\nTRAINING DIVERGED (loss not finite or above 1e6; claims on this figure are not evaluated):\n\n" + \
+            "\n".join(f"- {line}" for line in describe_divergence(diverged)) + "\n"
+    write_text(base.with_suffix(".md"), md)
     written.append(base.with_suffix(".md"))
     _log(f"{slug}/{fig_id}: wrote {', '.join(p.name for p in written)}")
     return written
+
+
+def diverged_runs(slug: str, fig: ex.FigureSpec, results: dict) -> dict[str, list]:
+    """``{run id: [(where, worst loss)]}`` of the figure's training runs (``Task.gpu``) whose losses diverged."""
+    from repro.divergence import diverged_losses
+
+    tasks = ex.tasks(slug)
+    out = {}
+    for spec in fig.runs:
+        task = tasks.get(spec.task)
+        res = results.get(spec.run_id)
+        if task is not None and task.gpu and isinstance(res, dict) and not ex.is_unavailable(res):
+            hits = diverged_losses(res)
+            if hits:
+                out[spec.run_id] = hits
+    return out
+
+
+def describe_divergence(diverged: dict) -> list[str]:
+    from repro.divergence import describe
+
+    return describe(diverged)
+
+
+def _diverged_rows(fig_id: str, diverged: dict) -> list[dict]:
+    from repro.divergence import MARKER
+
+    return [dict(figure=fig_id, panel=MARKER, series=where, x=float("nan"), metric=MARKER,
+                 value=v if v == v else float("inf"), seed=-1, run_id=rid)
+            for rid, hits in sorted(diverged.items()) for where, v in hits]
+
+
+def _stamp_divergence(figure, diverged: dict) -> None:
+    """A red note at the top of the figure naming every diverged training."""
+    from repro.plotting import fit_text
+
+    lines = describe_divergence(diverged)
+    more = f" (and {len(lines) - 4} more: see the .md)" if len(lines) > 4 else ""
+    t = figure.text(0.01, 1.0, "TRAINING DIVERGED (claims on this figure not evaluated): " + "; ".join(lines[:4]) + more,
+                    ha="left", va="bottom", fontsize=7, color="#a00000", transform=figure.transFigure)
+    fit_text(figure, t, 0.98 * figure.get_figwidth() * figure.dpi)
 
 
 def figure_markdown(fig: ex.FigureSpec, ctx: ex.RenderContext, data) -> str:
@@ -222,8 +278,21 @@ def paper_tables(slug: str, profile: str) -> dict:
     for fig in ex.figure_specs(slug, profile):
         p = paths.figures_dir(profile, slug) / f"{fig.fig_id}.csv"
         if p.exists():
-            tables[fig.fig_id] = read_tidy_csv(p)
+            tables[fig.fig_id] = _split_divergence(read_tidy_csv(p))
     return tables
+
+
+def _split_divergence(df):
+    """The figure's table without its divergence rows; they go to ``df.attrs["diverged"]`` (lines naming each
+    diverged training), which the claims read (repro.claims: a claim on the figure is not evaluated)."""
+    from repro.divergence import MARKER
+
+    if "metric" not in df.columns or not (df["metric"] == MARKER).any():
+        return df
+    marks = df[df["metric"] == MARKER]
+    out = df[df["metric"] != MARKER].reset_index(drop=True)
+    out.attrs["diverged"] = [f"run {r.run_id}: {r.series} reached {float(r.value):.3g}" for r in marks.itertuples()]
+    return out
 
 
 def evaluate_claims(slug: str, profile: str) -> Path:

@@ -91,7 +91,8 @@ def disagreements(slugs=None) -> list[Record]:
 
 
 _SHORT_REASON = {"offline": "data offline", "regime": "regime", "constant": "unstated constant",
-                 "degenerate": "degenerate", "unreachable": "not testable", "not_run": "not run", "other": "other"}
+                 "degenerate": "degenerate", "unreachable": "not testable", "not_run": "not run", "diverged": "diverged",
+                 "other": "other"}
 
 
 def _verdict_cell(c: dict, v: str, recs: list[Record] | None = None) -> str:

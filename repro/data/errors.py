@@ -40,3 +40,16 @@ class DownloadError(DatasetError):
     def __init__(self, message: str, offline: bool = False):
         super().__init__(message)
         self.offline = offline
+
+
+def unavailable_reason(name: str, err: DatasetUnavailableError) -> str:
+    """The line a run records (and its panel shows) for dataset ``name`` that it could not read: names the dataset
+    and says what went wrong; a checksum failure is said as such, with the files and how to accept a legitimate copy
+    (``repro data status`` shows the whole message)."""
+    if isinstance(err, DatasetCorruptError):
+        from pathlib import Path
+
+        files = sorted({Path(str(c.path)).name for c in err.corrupt_files}) or ["a source file"]
+        return (f"dataset {name}: checksum failure ({', '.join(files)} does not match its expected checksum; never "
+                f"used). A legitimate copy is accepted with REPRO_{name.upper()}_SHA256 / _MD5; see `repro data status`")
+    return f"dataset {name} not available ({err.reason})"

@@ -7,7 +7,11 @@ shared datasets README). CIFAR-10 is checked by the MD5 of the official archive,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+import re
+from dataclasses import dataclass, field, replace
+
+from repro.errors import ConfigError
 
 IDX_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 
@@ -29,6 +33,8 @@ class DatasetSpec:
     urls: tuple = ()
     description: str = ""
     homepage: str = ""
+    #: file -> where its expected checksum comes from: "reference" or the variable that set it (an accepted copy)
+    checksum_source: dict = field(default_factory=dict)
 
 
 DATASETS: dict[str, DatasetSpec] = {
@@ -89,8 +95,66 @@ ALIASES = {"fashion-mnist": "fashion_mnist", "fmnist": "fashion_mnist", "cifar-1
 
 
 def get_spec(name: str) -> DatasetSpec:
-    """The spec of dataset ``name`` (aliases like ``fashion-mnist`` accepted); ``ValueError`` otherwise."""
+    """The spec of dataset ``name`` (aliases like ``fashion-mnist`` accepted), with the user's overrides of its
+    download source and checksums applied (:func:`with_overrides`); ``ValueError`` otherwise."""
     key = ALIASES.get(name, name)
     if key not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(NAMES)}")
-    return DATASETS[key]
+    return with_overrides(DATASETS[key])
+
+
+HEX_DIGITS = {"sha256": 64, "md5": 32}
+
+
+def override_vars(name: str) -> dict[str, str]:
+    """The environment variables that override dataset ``name``'s source: ``url``, ``sha256``, ``md5``."""
+    up = name.upper()
+    return {"url": f"REPRO_{up}_URL", "sha256": f"REPRO_{up}_SHA256", "md5": f"REPRO_{up}_MD5"}
+
+
+def with_overrides(spec: DatasetSpec) -> DatasetSpec:
+    """``spec`` with the user's overrides (README, "Data"):
+
+    * ``REPRO_<NAME>_URL`` (``REPRO_CIFAR10_URL``): a mirror, tried before the official URLs; a folder URL
+      holding the official file names, or (a one-file dataset) the file's own URL;
+    * ``REPRO_<NAME>_SHA256`` or ``REPRO_<NAME>_MD5``: accept a copy whose checksum differs from the reference
+      one (a legitimately repacked archive): the hex digest of the one file (CIFAR-10: of the ``.tar.gz``), or
+      ``FILE=HEX`` pairs separated by commas (MNIST: of the *decompressed* IDX files). The accepted checksum is
+      what every copy is then verified against, what the dataset's content id hashes (so the runs that read it
+      rerun) and what the runs record.
+
+    A malformed value raises :class:`~repro.errors.ConfigError` naming the variable, the value and what is allowed.
+    """
+    if not spec.files:
+        return spec
+    var = override_vars(spec.name)
+    files, source = dict(spec.files), {f: "reference" for f in spec.files}
+    for alg in ("sha256", "md5"):
+        value = os.environ.get(var[alg], "").strip().lower()
+        if not value:
+            continue
+        pairs = [p.strip() for p in value.split(",") if p.strip()]
+        if len(pairs) == 1 and "=" not in pairs[0] and len(files) == 1:
+            pairs = [f"{next(iter(files))}={pairs[0]}"]
+        for pair in pairs:
+            file, _, hexd = pair.partition("=")
+            file = file.strip()
+            if file.endswith(".gz") and spec.kind == "idx":
+                file = file[:-3]
+            if file not in files or not re.fullmatch(f"[0-9a-f]{{{HEX_DIGITS[alg]}}}", hexd.strip()):
+                raise ConfigError(f"{var[alg]}={os.environ[var[alg]]!r} is not allowed: expected "
+                                 + (f"the {alg} hex digest of {next(iter(files))} ({HEX_DIGITS[alg]} hex digits), or "
+                                    if len(files) == 1 else "")
+                                 + f"FILE={alg.upper()}HEX pairs separated by commas, FILE one of {', '.join(files)}")
+            files[file], source[file] = (alg, hexd.strip()), var[alg]
+    url = os.environ.get(var["url"], "").strip()
+    if url and not re.match(r"^(https?|file)://", url):
+        raise ConfigError(f"{var['url']}={url!r} is not allowed: expected an http://, https:// or file:// URL of a mirror")
+    if not url and source == {f: "reference" for f in spec.files}:
+        return spec
+    return replace(spec, files=files, urls=((url,) if url else ()) + spec.urls, checksum_source=source)
+
+
+def accepted(spec: DatasetSpec) -> dict[str, str]:
+    """The files of ``spec`` whose expected checksum the user accepted, and the variable that set it."""
+    return {f: s for f, s in spec.checksum_source.items() if s != "reference"}

@@ -161,7 +161,10 @@ def _digest(spec: DatasetSpec, path: Path, algorithm: str, stored_name: str) -> 
 
 def _download_urls(spec: DatasetSpec, file: str) -> list[tuple[str, str]]:
     stored = file + ".gz" if spec.kind == "idx" else file
-    return [(base + stored, stored) for base in spec.urls]
+    # a base URL (a folder holding the official names) or, for a one-file dataset, the file's own URL (a mirror)
+    full = lambda base: base if base.rsplit("/", 1)[-1] == stored or (len(spec.files) == 1 and not base.endswith("/")) \
+        else base.rstrip("/") + "/" + stored  # noqa: E731
+    return [(full(base), stored) for base in spec.urls]
 
 
 def resolve(spec: DatasetSpec, download: bool = True, progress: bool = True) -> Resolution:
@@ -275,7 +278,7 @@ def unavailable_error(spec: DatasetSpec, res: Resolution) -> DatasetUnavailableE
     if res.denied:
         lines.append("Not readable by this user (permission denied, skipped):")
         lines += [f"  - {d}" for d in res.denied]
-    lines += _how_to_provide(spec, missing, offline, res.denied)
+    lines += _how_to_provide(spec, missing, offline, res.denied, res.corrupt)
     msg = "\n".join(lines)
     if res.corrupt:
         return DatasetCorruptError(msg, res.corrupt)
@@ -290,16 +293,36 @@ def unavailable_error(spec: DatasetSpec, res: Resolution) -> DatasetUnavailableE
     return DatasetUnavailableError(msg, reason=reason)
 
 
-def _how_to_provide(spec: DatasetSpec, missing: list[str], offline: bool, denied: list | None = None) -> list[str]:
+def _how_to_provide(spec: DatasetSpec, missing: list[str], offline: bool, denied: list | None = None,
+                    corrupt: list | None = None) -> list[str]:
+    from repro.data.registry import override_vars
+
     stored = [m + ".gz" if spec.kind == "idx" else m for m in missing]
     urls = [u for f in missing for u, _ in _download_urls(spec, f)[:1]]
+    var = override_vars(spec.name)
     out = ["How to provide it:"]
+    if corrupt:  # a checksum failure: fetching the same copy again fails again; say how to accept a legitimate one
+        c = corrupt[0]
+        pair = c.actual if len(spec.files) == 1 else f"{Path(c.path).name.removesuffix('.gz')}={c.actual}"
+        back = f" and move {c.moved_to} back to {c.path}" if c.moved_to and not str(c.path).startswith(("http:", "https:")) else ""
+        digest = "of the decompressed file " if spec.kind == "idx" else ""
+        out.append(f"  * if that copy is damaged: delete it and provide an intact one (below); a download that fails "
+                   f"again means the source itself differs")
+        out.append(f"  * if it is a legitimate copy you trust (a repacked archive, a mirror's build): accept it with its "
+                   f"checksum {digest}(`export {var[c.algorithm] if c.algorithm in var else var['sha256']}={pair}`)"
+                   + (f"{back}" if back else f", then `repro data fetch {spec.name}` verifies it against that checksum")
+                   + f"; the accepted checksum is what is verified from then on and it is recorded in every run that "
+                   f"reads {spec.name}")
     if denied:
         out.append(f"  * give this user read access to {denied[0]} (its owner: `chmod -R u+rX` or `a+rX`), or point "
                    f"REPRO_DATA_MIRROR at a copy it can read")
     if offline:
         out.append("  The network is unreachable from this machine.")
-    out.append(f"  * with internet access: run `repro data fetch {spec.name}` (downloads and verifies)")
+    if not corrupt:
+        out.append(f"  * with internet access: run `repro data fetch {spec.name}` (downloads and verifies)")
+    if spec.urls:
+        out.append(f"  * from a mirror server: `export {var['url']}=<folder URL holding {', '.join(stored)}>`, then "
+                   f"`repro data fetch {spec.name}`")
     out.append(
         f"  * offline: fetch {', '.join(stored)} elsewhere ({', '.join(urls) or spec.homepage}), put them in "
         f"<mirror>/{spec.mirror_dirs[0]}/ and set REPRO_DATA_MIRROR=<mirror> (or data_mirror in config/config.yaml), "

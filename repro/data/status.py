@@ -50,14 +50,25 @@ class DatasetStatus:
     reason: str | None  # why not available
     instructions: str | None = None
     content_id: str | None = None  # which content is available (same id = same arrays)
+    checksums: dict | None = None  # file -> "algorithm:hex" verified (user data: none)
+    checksum_source: dict | None = None  # file -> "reference" or the variable that accepted the user's copy
 
     def to_json(self) -> dict:
         return asdict(self)
 
     def record(self) -> dict:
         """What the workflow's status file holds (the outcome; no sizes, times or instructions)."""
-        return {"dataset": self.dataset, "available": self.available, "content_id": self.content_id,
-                "reason": self.reason, "where": self.where, "path": self.path, "verified": self.verified}
+        rec = {"dataset": self.dataset, "available": self.available, "content_id": self.content_id,
+               "reason": self.reason, "where": self.where, "path": self.path, "verified": self.verified}
+        if self.available and self.checksums:
+            rec.update(checksums=self.checksums, checksum_source=self.checksum_source)
+        return rec
+
+
+def _checksums(spec) -> dict:
+    """``checksums`` and ``checksum_source`` of a verified dataset (the accepted ones where the user set them)."""
+    return {"checksums": {f: f"{a}:{h}" for f, (a, h) in spec.files.items()},
+            "checksum_source": {f: spec.checksum_source.get(f, "reference") for f in spec.files}}
 
 
 def _du(path: Path) -> int:
@@ -99,7 +110,7 @@ def dataset_status(name: str, download: bool = False, probe: bool = True) -> Dat
         if firsts and firsts != {"cache"}:
             where = f"cache (from {'/'.join(sorted(firsts))})"
     return DatasetStatus(spec.name, True, where, ds.source.path, ds.source.verified, f"{n}, {mb:.1f} MB cached", None,
-                         content_id=ds.source.content_id)
+                         content_id=ds.source.content_id, **(_checksums(spec) if spec.files else {}))
 
 
 def status_table(rows: list[DatasetStatus]) -> str:
@@ -107,7 +118,9 @@ def status_table(rows: list[DatasetStatus]) -> str:
     body = []
     for r in rows:
         if r.available:
-            body.append((r.dataset, f"{r.where}: {r.path}", "yes" if r.verified else "no (user data, no reference checksum)", r.size))
+            accepted = sorted({v for v in (r.checksum_source or {}).values() if v != "reference"})
+            verified = f"yes (accepted checksum: {', '.join(accepted)})" if accepted else "yes"
+            body.append((r.dataset, f"{r.where}: {r.path}", verified if r.verified else "no (user data, no reference checksum)", r.size))
         else:
             body.append((r.dataset, f"not available ({r.reason})", "-", "-"))
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
@@ -150,7 +163,7 @@ def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
     cid = content_id({f: f"{a}:{h}" for f, (a, h) in spec.files.items()})
     if decoded_cache_intact(spec):
         return DatasetStatus(spec.name, True, "cache", str(raw_dir(spec.name)), True,
-                             f"{_du(raw_dir(spec.name)) / 1e6:.1f} MB in the cache", None, content_id=cid)
+                             f"{_du(raw_dir(spec.name)) / 1e6:.1f} MB in the cache", None, content_id=cid, **_checksums(spec))
     plist = places(spec)
     found, corrupt, denied = {}, [], []
     for file, (algorithm, expected) in spec.files.items():
@@ -173,7 +186,7 @@ def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
         size = sum(p.stat().st_size for _, p in found.values())
         note = "" if kinds == ["cache"] else "; not copied into the cache (`repro data fetch` copies it there)"
         return DatasetStatus(spec.name, True, "/".join(kinds), "; ".join(dirs), True,
-                             f"{size / 1e6:.1f} MB of source files{note}", None, content_id=cid)
+                             f"{size / 1e6:.1f} MB of source files{note}", None, content_id=cid, **_checksums(spec))
     offline = False
     if corrupt:
         reason = "corrupt copy"
@@ -190,7 +203,7 @@ def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
     lines = ["Searched:"] + [f"  - {line}" for line in _describe_places(spec, plist, download=False)]
     if corrupt:
         lines += ["Corrupt copies (never used):"] + [f"  - {c.describe()}" for c in corrupt]
-    lines += _how_to_provide(spec, missing, offline)
+    lines += _how_to_provide(spec, missing, offline, corrupt=corrupt)
     return DatasetStatus(spec.name, False, None, None, False, "-", reason, "\n".join(lines))
 
 
@@ -217,7 +230,9 @@ def places_fingerprint(name: str) -> str:
     mirror setting and whether downloads are disabled. Costs a few ``stat`` calls."""
     from repro.data.sources import mirror_roots
 
-    lines = [f"mirrors={os.pathsep.join(map(str, mirror_roots()))}", f"offline={dl.downloads_disabled()}"]
+    spec = get_spec(name)  # with the user's overrides: accepting a checksum or a mirror URL is noticed
+    lines = [f"mirrors={os.pathsep.join(map(str, mirror_roots()))}", f"offline={dl.downloads_disabled()}",
+             f"checksums={sorted(spec.files.items())}", f"urls={spec.urls}"]
     for place in _places(name):
         try:
             if not place.is_dir():
@@ -259,7 +274,8 @@ def local_status(name: str) -> DatasetStatus:
         return DatasetStatus(spec.name, True, "user", str(found[0]), False, "-", None, content_id=user_content_id(found[1]))
     cid = content_id({f: f"{a}:{h}" for f, (a, h) in spec.files.items()})
     if decoded_cache_intact(spec):
-        return DatasetStatus(spec.name, True, "cache", str(raw_dir(spec.name)), True, "-", None, content_id=cid)
+        return DatasetStatus(spec.name, True, "cache", str(raw_dir(spec.name)), True, "-", None, content_id=cid,
+                             **_checksums(spec))
     where = set()
     for file, (algorithm, expected) in spec.files.items():
         good = next((p for p in candidate_paths(spec, file, denied)
@@ -269,7 +285,8 @@ def local_status(name: str) -> DatasetStatus:
                 missing.reason = denied_reason(denied)
             return missing
         where.add(str(good.parent))
-    return DatasetStatus(spec.name, True, "local", "; ".join(sorted(where)), True, "-", None, content_id=cid)
+    return DatasetStatus(spec.name, True, "local", "; ".join(sorted(where)), True, "-", None, content_id=cid,
+                         **_checksums(spec))
 
 
 def local_outcome(name: str) -> tuple[bool, str | None]:
@@ -334,6 +351,21 @@ def sync_status_file(path: str | os.PathLike, name: str) -> str:
     return f"updated: recorded {was}, now {'available' if st.available else 'unavailable'}"
 
 
+def _verified_checksums(name: str, rec: dict) -> dict:
+    """The ``checksums`` / ``checksum_source`` of an available dataset's status record; a record written before
+    they were kept gets them from the spec when its content id is theirs (user data has none: ``{}``)."""
+    if rec.get("checksums"):
+        return {"checksums": rec["checksums"], "checksum_source": rec.get("checksum_source")}
+    from repro.data.loaders import content_id
+
+    try:
+        spec = get_spec(name)
+    except ValueError:
+        return {}
+    sums = _checksums(spec) if spec.files else {}
+    return sums if sums and content_id(sums["checksums"]) == rec.get("content_id") else {}
+
+
 def status_file(name: str) -> Path:
     """The workflow's status file of dataset ``name`` (``data/status/<name>.json`` in the project)."""
     from repro.paths import project_root
@@ -349,6 +381,8 @@ def datasets_seen(names) -> dict:
         try:
             rec = json.loads(status_file(name).read_text())
             out[name] = {"available": bool(rec["available"]), "content_id": rec.get("content_id")}
+            if rec["available"]:  # the checksums verified (an accepted copy's, where the user set one)
+                out[name].update(_verified_checksums(name, rec))
             continue
         except (OSError, ValueError, KeyError, TypeError):
             pass
@@ -358,4 +392,6 @@ def datasets_seen(names) -> dict:
             out[name] = {"available": False, "content_id": None}
             continue
         out[name] = {"available": st.available, "content_id": st.content_id}
+        if st.available and st.checksums:
+            out[name].update(checksums=st.checksums, checksum_source=st.checksum_source)
     return out

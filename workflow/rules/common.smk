@@ -134,20 +134,28 @@ def dataset_flag(name):
     if workflow.is_main_process:
         from repro.data.status import sync_status_file
 
-        state = sync_status_file(path, name)
+        try:
+            state = sync_status_file(path, name)
+        except ex.ConfigError as e:  # a malformed REPRO_<NAME>_URL / _SHA256 / _MD5: one paragraph
+            user_error(e)
         if state.startswith("updated"):
             print(f"dataset {name}: status {state}; the runs that need it rerun", file=sys.stderr)
     return path
 
 
+@functools.cache
+def datasets_of(profile, slug):
+    try:
+        return ex.job_datasets(slug, profile)
+    except ex.ConfigError as e:
+        user_error(e)
+
+
 def dataset_flags(profile, slug, run_id):
-    """Dataset status files a job needs (every dataset named by a figure that uses the job)."""
+    """Dataset status files of the datasets the job reads (repro.experiment.job_datasets): providing a dataset
+    reruns exactly the jobs that read it."""
     job_resources(profile, slug, run_id)  # an unknown job id: one paragraph, before anything else
-    names = set()
-    for f in figures_of(profile, slug).values():
-        if run_id in f.job_ids:
-            names.update(f.datasets)
-    return [dataset_flag(name) for name in sorted(names)]
+    return [dataset_flag(name) for name in datasets_of(profile, slug).get(run_id, ())]
 
 
 def all_targets(profile, slugs):

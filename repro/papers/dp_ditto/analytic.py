@@ -62,6 +62,7 @@ def measured_constants(panel_params: dict, caption: dict, streams, log) -> dict:
 def fig2_curves(spec, ctx) -> dict:
     """The run of Fig. 2: one entry per measured panel (or its unavailable reason) and the illustrative set."""
     from repro.data import DatasetUnavailableError
+    from repro.data.errors import unavailable_reason
 
     q = spec.params
     caption = q["caption"]
@@ -70,7 +71,7 @@ def fig2_curves(spec, ctx) -> dict:
         try:
             mc = measured_constants(pp, caption, ctx.streams(spec), ctx.log)
         except DatasetUnavailableError as e:
-            out["measured"][panel] = {"status": "unavailable", "reason": f"dataset {pp['dataset']} not available: {str(e)[:160]}"}
+            out["measured"][panel] = {"status": "unavailable", "reason": unavailable_reason(pp["dataset"], e)}
             continue
         cur = curves(mc["constants"], q["T_max"], q["search_max"], q["table_epsilons"])
         cur["measured"] = mc["measured"]

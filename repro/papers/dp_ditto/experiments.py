@@ -222,8 +222,12 @@ def build_plan(params: dict) -> Plan:
     return plan
 
 
-def _panel_datasets(params: dict, panels) -> tuple[str, ...]:
-    return tuple(sorted({panel_model_dataset(params, p)[1] for p in panels}))
+def run_datasets(spec: RunSpec) -> tuple[str, ...]:
+    """The datasets run ``spec`` reads (its workflow inputs; figures declare the union over their runs): a batch of
+    trainings its panel's dataset, Fig. 2's run the datasets of its measured panels."""
+    if spec.task == "fig2":
+        return tuple(sorted({q["dataset"] for q in spec.params["measured_panels"].values()}))
+    return (spec.params["dataset"],)
 
 
 def fig2_specs(params: dict) -> list[RunSpec]:
@@ -290,34 +294,31 @@ def figures(params: dict) -> list[FigureSpec]:
         FigureSpec(SLUG, "fig2", "Convergence bound h(T, lambda) and its lower bound h_Low(T)",
                    "h(T, lambda) of eq. (14) and h_Low(T) of eq. (17) against T, with T* from a 1-D search, for constants "
                    "measured on trained MLR and DNN models and for an illustrative constant set.",
-                   runs=fig2_specs(p), paper_ref="Fig. 2", datasets=_panel_datasets(p, p["fig2"]["measured_panels"])),
+                   runs=fig2_specs(p), paper_ref="Fig. 2"),
     ]
     for fig, eps, lam in (("fig3", p["fig3_epsilon"], p["fig3_lambda"]), ("fig4", p["fig4_epsilon"], p["fig4_lambda"])):
         out.append(FigureSpec(
             SLUG, fig, f"Test accuracy and fairness vs T: DP-Ditto (lambda={lam:g}), DP baselines, local training; eps={eps:g}",
             "Test accuracy and fairness (variance of the clients' PL training losses) after T rounds, per T, for DP-Ditto, "
             "the four DP-perturbed baselines and local training (lambda = 0); seed mean with 95 % interval.",
-            runs=plan.runs_of(fig), paper_ref="Fig. 3" if fig == "fig3" else "Fig. 4",
-            datasets=_panel_datasets(p, p["fig34_panels"])))
+            runs=plan.runs_of(fig), paper_ref="Fig. 3" if fig == "fig3" else "Fig. 4"))
     out.append(FigureSpec(SLUG, "fig5", "PL training loss vs T for several eps (eps=inf: Ditto)",
                           "Training loss of the personalised models after T rounds, per T, for each eps; seed mean with 95 % interval.",
-                          runs=plan.runs_of("fig5"), paper_ref="Fig. 5", datasets=_panel_datasets(p, p["fig5_panels"])))
+                          runs=plan.runs_of("fig5"), paper_ref="Fig. 5"))
     out.append(FigureSpec(SLUG, "fig6", f"Accuracy and fairness vs round t for several lambda (eps={p['fig6_epsilon']:g})",
                           "Test accuracy and fairness of the personalised models after every round t of one training, one "
                           "curve per lambda; seed mean with 95 % interval.",
-                          runs=plan.runs_of("fig6"), paper_ref="Fig. 6", datasets=_panel_datasets(p, p["fig6_panels"])))
+                          runs=plan.runs_of("fig6"), paper_ref="Fig. 6"))
     out.append(FigureSpec(SLUG, "fig7", f"Fairness vs lambda and PL loss vs T (eps={p['fig7_epsilon']:g}, C={p['fig7_clip']:g})",
                           "Fairness against lambda (one curve per T) and PL training loss against T (one curve per lambda), "
                           "with the (T*, lambda*) of the alternating 1-D searches; seed mean with 95 % interval.",
-                          runs=plan.runs_of("fig7"), paper_ref="Fig. 7", datasets=_panel_datasets(p, [p["fig7_panel"]])))
+                          runs=plan.runs_of("fig7"), paper_ref="Fig. 7"))
     out.append(FigureSpec(SLUG, SWEEP_ID, "Supplementary: lambda sweep at the eps of Figs. 3 and 4",
                           "Fairness, accuracy and PL loss against lambda at a fixed T for eps = 10 and 100.",
-                          runs=plan.runs_of(SWEEP_ID), kind="table", paper_ref="supplementary",
-                          datasets=_panel_datasets(p, [p["sweep_panel"]])))
+                          runs=plan.runs_of(SWEEP_ID), kind="table", paper_ref="supplementary"))
     out.append(FigureSpec(SLUG, TUNING_ID, "Supplementary: the baselines' tuning sweep on a held-out validation split",
                           "Validation accuracy of each baseline's personalised models per value of its tuned hyper-parameter.",
-                          runs=plan.runs_of(TUNING_ID), kind="table", paper_ref="supplementary",
-                          datasets=_panel_datasets(p, [p["tuning"]["panel"]])))
+                          runs=plan.runs_of(TUNING_ID), kind="table", paper_ref="supplementary"))
     trained = {r.run_id: r for f in out for r in f.runs if r.task != "fig2"}
     out.append(FigureSpec(SLUG, PRIVACY_ID, "Nominal and certified epsilon of every private configuration run",
                           "Per private configuration run: the paper's nominal eps (eq. (8)) beside the eps an RDP accountant "

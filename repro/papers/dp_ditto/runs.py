@@ -210,11 +210,13 @@ def run_training(task: str, p: dict, streams, ctx: RunContext) -> dict:
     """One DP-Ditto (``task="ditto"``) or baseline training; metrics of every personalised model set after
     round T, and after every round for the lambdas listed in ``per_round`` (D14)."""
     from repro.data import DatasetUnavailableError
+    from repro.data.errors import unavailable_reason
 
     try:
         train, test, split = load_clients(p, ctx.device)
     except DatasetUnavailableError as e:
-        return unavailable_result(f"dataset {p['dataset']} not available: {str(e).splitlines()[0][:200]}")
+        ctx.log(str(e))
+        return unavailable_result(unavailable_reason(p["dataset"], e))
     model = build_model(p)
     theta0 = model.init(streams.torch("init"), rows=1, device=ctx.device)[0]
     held = train.sizes.tolist()

@@ -19,6 +19,23 @@ from repro.papers.ota_jammer.theory import FEMNIST_TEST_SIZES, FEMNIST_TRAIN_SIZ
 EMNIST_LOWER_A_TO_J = tuple(range(36, 46))
 SURROGATE_NOTE = "FEMNIST surrogate: MNIST digits 0-9 with the paper's FedProx-style split (50 clients, 5 classes each)"
 FEMNIST_NOTE = "FEMNIST lowercase a-j, the paper's FedProx-style split (50 clients, 5 classes each)"
+#: what real FEMNIST was read from, as the figures name it (LEAF stores ink dark on white 1.0, EMNIST IDX light on black 0)
+FEMNIST_FORMATS = {"LEAF JSON": "LEAF JSON, white background", "emnist-byclass IDX": "EMNIST byclass IDX, black background"}
+LETTERS = "abcdefghij"
+
+
+def femnist_note(fmt: str | None) -> str:
+    """The dataset note of real FEMNIST read from ``fmt`` (a key of FEMNIST_FORMATS)."""
+    return f"{FEMNIST_NOTE}; read from {FEMNIST_FORMATS.get(fmt, fmt or 'user files')}"
+
+
+def dataset_label(note: str | None) -> str:
+    """Short name of the data a run trained on, from its result's ``dataset`` note: ``FEMNIST surrogate`` (MNIST),
+    ``FEMNIST (LEAF JSON, white background)`` or ``FEMNIST (EMNIST byclass IDX, black background)``."""
+    if not note or note.startswith("FEMNIST surrogate"):
+        return "FEMNIST surrogate"
+    fmt = note.split("; read from ", 1)[1] if "; read from " in note else "user files"
+    return f"FEMNIST ({fmt})"
 
 
 @dataclass
@@ -56,8 +73,8 @@ def _source_arrays():
         out = []
         for x, y in ((ds.train_x, ds.train_y), (ds.test_x, ds.test_y)):
             sel = np.isin(y, EMNIST_LOWER_A_TO_J)
-            out += [x[sel], np.vectorize(keep.get)(y[sel]).astype(np.int64)]
-        return (*out, FEMNIST_NOTE, True)
+            out += [x[sel], np.vectorize(keep.get, otypes=[np.int64])(y[sel]).astype(np.int64)]
+        return (*out, femnist_note(ds.source.origin.get("format")), True)
     except DatasetUnavailableError:
         ds = load_dataset("mnist")
         return ds.train_x, ds.train_y, ds.test_x, ds.test_y, SURROGATE_NOTE, False
@@ -77,12 +94,35 @@ def femnist_split(seed: int = 0, num_clients: int = 50, classes_per_client: int 
     sets = class_sets(num_clients, classes_per_client, num_classes)
     tr_sizes = [max(classes_per_client, int(round(n * size_scale))) for n in FEMNIST_TRAIN_SIZES]
     te_sizes = list(FEMNIST_TEST_SIZES)
+    if real:  # a user's FEMNIST copy too small for the split: one paragraph naming the letters, not a PartitionError
+        _check_enough(trY, teY, tr_sizes, te_sizes, sets)
     tr_idx = _split_indices(trY, tr_sizes, sets, seed)
     te_idx = _split_indices(teY, te_sizes, sets, seed + 1)
     flat = _flat_unit  # pixels in [0, 1], flattened, no standardisation
     te_all = np.concatenate(te_idx)
     return FederatedSplit([flat(trx[i]) for i in tr_idx], [trY[i].astype(np.int64) for i in tr_idx],
                           flat(tex[te_all]), teY[te_all].astype(np.int64), note, real)
+
+
+def _check_enough(train_y, test_y, tr_sizes, te_sizes, sets) -> None:
+    """Raise :class:`~repro.data.DatasetUnavailableError` naming FEMNIST, each short letter and the counts when the
+    user's copy holds fewer samples of a letter than the paper's split draws (train, or the fixed test set)."""
+    from repro.data import DatasetUnavailableError
+    from repro.data.partition import LabelSkewPartitioner
+
+    short = []
+    for split, y, sizes in (("train", train_y, tr_sizes), ("test", test_y, te_sizes)):
+        demand = LabelSkewPartitioner(tuple(sizes), tuple(map(tuple, sets))).demand()
+        have = np.bincount(np.asarray(y, np.int64), minlength=len(LETTERS))
+        short += [f"'{LETTERS[c]}' {split} {int(have[c])} of {sum(k for _, k in demand[c])}"
+                  for c in sorted(demand) if sum(k for _, k in demand[c]) > have[c]]
+    if short:
+        raise DatasetUnavailableError(
+            "dataset 'femnist': the FEMNIST copy provided (REPRO_FEMNIST_DIR or <mirror>/femnist) is too small for "
+            "the paper's split (50 clients, lowercase letters a-j; the test set is fixed at the paper's 1,924 samples, "
+            f"about 190 per letter): samples of letter, split, held of needed: {'; '.join(short)}. Provide the full "
+            "LEAF FEMNIST (all writers) or EMNIST byclass, or unset REPRO_FEMNIST_DIR to train on the labelled MNIST "
+            "surrogate.", reason="FEMNIST copy too small: " + ", ".join(short[:3]) + (" ..." if len(short) > 3 else ""))
 
 
 def _flat_unit(a: np.ndarray) -> np.ndarray:

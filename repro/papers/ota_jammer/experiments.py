@@ -217,7 +217,7 @@ def figures(params: dict) -> list[FigureSpec]:
                       f"level gives both (6.52, 1e-5) and (4.39, 0.01); certificates here are at delta = {delta:g}.")
         figs.append(FigureSpec(SLUG, fid, f"{metric} without cooperative jammer (paper: eps = {eps:g}, delta = {delta:g})",
                                f"{metric} of the three algorithms with the proposed power control, [13] and a non-private "
-                               f"FedAvg reference.{shared} {curves}", runs=runs, paper_ref=ref, datasets=("mnist",)))
+                               f"FedAvg reference.{shared} {curves}", runs=runs, paper_ref=ref))
     for fid, algo, ref in (("fig6", "upcycled", "Fig. 6"), ("fig7", "fedprox", "Fig. 7"), ("fig8", "fedavg", "Fig. 8")):
         runs = [r for r in g["C"] + g["K1"] + g["A"] + g["CO"] if r.params["algorithm"] == algo]
         figs.append(FigureSpec(SLUG, fid, f"Test accuracy with cooperative jammer: {ALGO_LABEL[algo]}",
@@ -226,7 +226,7 @@ def figures(params: dict) -> list[FigureSpec]:
                                f"{', '.join(f'{e:g}' for e in params['bound_cj_epsilons'])} (the noise the target requires), "
                                f"and without it." + (" Also FedAvg with receiver noise only, alpha_u calibrated to the target "
                                                      "(package ablation, claim C22)." if algo == "fedavg" and g["CO"] else "")
-                               + f" {curves}", runs=runs, paper_ref=ref, datasets=("mnist",)))
+                               + f" {curves}", runs=runs, paper_ref=ref))
     iid_curves = curves.replace("; Upcycled-FL after its even step", "").replace(
         " FedProx, FedAvg and [13] run at the server step 1 as in the paper (FedProx 'not tuned'); the steps tuned on "
         "table92's grid are a package observation there.", " Both methods run at the server step 1 as in the paper.")
@@ -241,7 +241,7 @@ def figures(params: dict) -> list[FigureSpec]:
                            "round and per-sample clipping (the sensitivity 1/(s_i |D|) the paper's Appendix A assumes, valid "
                            "for zero-out neighbours with |D_i| public; replace-one neighbours double it: privacy table), at "
                            f"the no-jammer level; [13] also with its own accountant ([13]-native: gradient descent). {curves}",
-                           runs=g["F"], paper_ref="", datasets=("mnist",)))
+                           runs=g["F"], paper_ref=""))
     figs.append(FigureSpec(SLUG, "fig92", "Regime of this profile against the paper's setting",
                            "Package addition: quantities that decide how the power control and the noise act, measured at "
                            "the initial model (seed 0) for this profile's setting and for the paper's (M = 80, E = 20, full "
@@ -250,28 +250,35 @@ def figures(params: dict) -> list[FigureSpec]:
                            "noise-to-signal ratio (no jammer; each target with the jammer at 7x and at 1x its bound), and "
                            "how much FedProx's proximal term changes the aggregate.",
                            runs=g["regime"] + [r for r in g["A"] if r.params["algorithm"] == "fedavg"], kind="table",
-                           paper_ref="", datasets=("mnist",)))
+                           paper_ref=""))
     evaluated_b13 = [r for r in g["B"] + g["D"] if r.params["mode"] == "baseline13" and r.params["baseline"]["accountant"] == "ma"]
     figs.append(FigureSpec(SLUG, "table91", "Tuning of [13]'s power-allocation decay gamma",
                            "Package addition: [13] (paper's accountant) for each gamma of the grid on a tuning seed disjoint "
                            "from the evaluation seeds; criterion: training loss averaged over all rounds (lower is better). "
                            "Also: the share of rounds in which the evaluation runs of [13] transmit at their power cap "
-                           "(there gamma has no effect).", runs=g["tune"] + evaluated_b13, kind="table", paper_ref="",
-                           datasets=("mnist",)))
+                           "(there gamma has no effect).", runs=g["tune"] + evaluated_b13, kind="table", paper_ref=""))
     figs.append(FigureSpec(SLUG, "table92", "Tuning of the server step of FedAvg, FedProx and [13]",
                            "Package observation: every baseline on the same grid of server steps (w <- w + step x aggregate) on "
                            "a tuning seed disjoint from the evaluation seeds; criterion: training loss averaged over all "
                            "rounds (lower is better). The figures and claims use the paper's step 1; the grid leaves out "
-                           "1 + c_m, the step Upcycled-FL's even iteration implies (eq. 9: FedProx at it is Upcycled-FL).", runs=g["steps"], kind="table", paper_ref="",
-                           datasets=("mnist",)))
+                           "1 + c_m, the step Upcycled-FL's even iteration implies (eq. 9: FedProx at it is Upcycled-FL).", runs=g["steps"], kind="table", paper_ref=""))
     private = [r for grp in ("A", "B", "C", "K1", "CO", "D", "F") for r in g[grp] if r.params["mode"] != "nonprivate"]
     figs.append(FigureSpec(SLUG, "privacy", "Privacy as run: the paper's epsilon and the epsilon certified for what was trained",
                            "One row per private configuration: the paper's nominal epsilon, eq. (21) for the noise actually "
                            "run, and the epsilon dp-accounting certifies for the mechanism executed (its real sensitivity), "
                            "under zero-out adjacency (|D_i| public, the paper's Appendix A) and under replace-one adjacency "
                            "(Sec. II-C: 'alteration of a single data sample').",
-                           runs=private, kind="table", paper_ref="", datasets=("mnist",)))
+                           runs=private, kind="table", paper_ref=""))
     return figs
+
+
+def run_datasets(spec: RunSpec) -> tuple[str, ...]:
+    """The datasets run ``spec`` reads (its workflow inputs; figures declare the union over their runs): a FEMNIST
+    run (and the regime measurement) reads real FEMNIST where the user provides it, else MNIST as the labelled
+    surrogate (ota_jammer.data), so both; the synthetic i.i.d. runs none."""
+    if spec.task == "regime" or spec.params.get("data") == "femnist":
+        return ("femnist", "mnist")
+    return ()
 
 
 def validate(params: dict) -> None:

@@ -17,6 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from repro.experiment import Rendered, is_unavailable
 from repro.papers.ota_jammer import privacy, theory
+from repro.papers.ota_jammer.data import dataset_label
 from repro.papers.ota_jammer.experiments import (ALGO_LABEL, BASELINE_LABEL, IID_LABEL, NO_CJ_LABEL, NONPRIVATE_LABEL,
                                                  ONE_STEP_LABEL, STEP_KEYS, channel_only_series, cj_series, step_key)
 from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
@@ -273,7 +274,8 @@ def _render_tuning(fig, results, ctx):
                              seed=spec.seed, run_id=spec.run_id))
     df = tidy_frame(rows)
     blocks, extra = [], []
-    for panel, used_key, title in (("femnist", "baseline_gamma", "FEMNIST surrogate, MLP (eps 6.52, delta 1e-5)"),
+    femnist = _femnist_label(fig, results)
+    for panel, used_key, title in (("femnist", "baseline_gamma", f"{femnist}, MLP (eps 6.52, delta 1e-5)"),
                                    ("iid", "iid_baseline_gamma", "synthetic i.i.d., logistic regression (eps 0.15, delta 0.01)")):
         cap = capped[panel]
         span = f"{100 * min(cap):.0f}" + ("" if cap and round(100 * min(cap)) == round(100 * max(cap)) else f"-{100 * max(cap):.0f}") \
@@ -365,9 +367,17 @@ def _render_privacy(fig, results, ctx):
     return Rendered(df, f, md)
 
 
-STEP_PANELS = (("FEMNIST surrogate, E local epochs (Figs 2-8)", ("fedavg", "fedprox", "baseline13")),
-               ("FEMNIST surrogate, one step per round (fig91)", ("one_step_fedavg", "one_step_baseline13")),
+STEP_PANELS = (("{femnist}, E local epochs (Figs 2-8)", ("fedavg", "fedprox", "baseline13")),
+               ("{femnist}, one step per round (fig91)", ("one_step_fedavg", "one_step_baseline13")),
                ("synthetic i.i.d. (Figs 9-10)", ("iid_fedavg", "iid_baseline13")))
+
+
+def _femnist_label(fig, results) -> str:
+    """What the figure's FEMNIST runs trained on (data.dataset_label of the first that ran): the surrogate, or real
+    FEMNIST with the format it was read from."""
+    notes = [results[r.run_id].get("dataset") for r in fig.runs
+             if r.params.get("data") == "femnist" and not is_unavailable(results[r.run_id])]
+    return dataset_label(notes[0] if notes else None)
 STEP_METHOD = {"fedavg": "FedAvg + PC", "fedprox": "FedProx + PC", "baseline13": "[13]"}
 
 
@@ -396,7 +406,9 @@ def _render_steps(fig, results, ctx):
         rows += [dict(figure=fig.fig_id, panel=key, series=theory.step_label(step), x=grid.index(step), metric=k, value=v,
                       seed=spec.seed, run_id=spec.run_id) for k, v in vals.items()]
     blocks = []
+    femnist = _femnist_label(fig, results)
     for title, keys in STEP_PANELS:
+        title = title.format(femnist=femnist)
         keys = [k for k in keys if any(c[0] == k for c in crit)]
         if not keys:
             continue

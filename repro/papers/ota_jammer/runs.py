@@ -5,6 +5,13 @@ from __future__ import annotations
 from repro.experiment import RunContext, RunSpec, unavailable_result
 
 
+def _reason(err) -> str:
+    """What a FEMNIST run records when it cannot train: real FEMNIST too small, or the MNIST surrogate missing."""
+    from repro.data.errors import unavailable_reason
+
+    return unavailable_reason("femnist" if str(err).startswith("dataset 'femnist'") else "mnist (the FEMNIST surrogate)", err)
+
+
 def train(spec: RunSpec, ctx: RunContext) -> dict:
     """Train one configuration; a missing dataset gives an ``unavailable`` result (panels marked, claims not evaluated)."""
     import torch
@@ -22,7 +29,7 @@ def train(spec: RunSpec, ctx: RunContext) -> dict:
             split = otadata.synthetic_iid_split(num_clients=cfg["num_clients"], seed=cfg["data_seed"])
     except DatasetUnavailableError as e:
         ctx.log(f"dataset unavailable: {e}")
-        return unavailable_result(f"FEMNIST surrogate (MNIST) not available: {e}")
+        return unavailable_result(_reason(e))
     return run_training(cfg, split, ctx.streams(spec), log=ctx.log)
 
 
@@ -40,5 +47,5 @@ def regime(spec: RunSpec, ctx: RunContext) -> dict:
         split = otadata.femnist_split(seed=cfg["partition_seed"], size_scale=cfg["size_scale"])
     except DatasetUnavailableError as e:
         ctx.log(f"dataset unavailable: {e}")
-        return unavailable_result(f"FEMNIST surrogate (MNIST) not available: {e}")
+        return unavailable_result(_reason(e))
     return measure(cfg, split, ctx.streams(spec), log=ctx.log)

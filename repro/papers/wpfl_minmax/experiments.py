@@ -65,13 +65,18 @@ def group_runs(params: dict, group: str) -> list[RunSpec]:
             for c in params["configs"] if group in params["config_groups"][c]]
 
 
-def _datasets(params) -> tuple[str, ...]:
-    return tuple(sorted({CONFIG_DATASET[c] for c in params["configs"]}))
+def run_datasets(spec: RunSpec) -> tuple[str, ...]:
+    """The datasets run ``spec`` reads (its workflow inputs; figures declare the union over their runs): a training
+    group its configuration's dataset, the regime run those of its configurations, the analytic runs none."""
+    if spec.task == "train_group":
+        return (CONFIG_DATASET[spec.params["config"]],)
+    if spec.task == "regime":
+        return tuple(sorted({CONFIG_DATASET[c] for c in spec.params["configs"]}))
+    return ()
 
 
 def figures(params: dict) -> list[FigureSpec]:
     prop, mech, sched, pfl = (group_runs(params, g) for g in GROUP_NAMES)
-    ds = _datasets(params)
     table2 = RunSpec(SLUG, "table2", {"bits": params["bits"], "epsilon_q": params["epsilon_q"], "q": params["sampling_rate_q"],
                                        "clip": params["clip"], "delta_q": params["delta_q"], "t0_grid": [5, 10, 15, 20, 25, 30],
                                        "printed": {m: {str(k): v for k, v in t.items()} for m, t in params["sigma_table"].items()}})
@@ -87,7 +92,7 @@ def figures(params: dict) -> list[FigureSpec]:
         FigureSpec(SLUG, "regime", "Regime: DP noise and the global model's pull, profile vs paper setting",
                    "noise-to-update ratio of one upload and the PL model's pull toward the global model per round, "
                    "measured at the profile's and at the paper's setting", runs=[regime] if regime_cfgs else [],
-                   kind="table", paper_ref="supplementary", datasets=ds),
+                   kind="table", paper_ref="supplementary"),
         FigureSpec(SLUG, "fig1", "Timeline of one WPFL round",
                    "selection, quantized DL, FL and PL updates, DP upload over OFDMA, aggregation", kind="diagram", paper_ref="Fig. 1"),
         FigureSpec(SLUG, "table1", "Simulation parameters", "the configuration used (Table I)", kind="table", paper_ref="Table I"),
@@ -96,38 +101,38 @@ def figures(params: dict) -> list[FigureSpec]:
                    paper_ref="Table II"),
         FigureSpec(SLUG, "privacy", "Nominal and certified privacy of the configurations run",
                    "the paper's eps_Q beside the epsilon an RDP accountant certifies for each private configuration trained",
-                   runs=prop + mech + pfl, kind="table", paper_ref="supplementary", datasets=ds),
+                   runs=prop + mech + pfl, kind="table", paper_ref="supplementary"),
         FigureSpec(SLUG, "table3", "Quantization and overhead bits per parameter",
                    "mean B_q and B_o of all uploads, regenerated beside the printed values", runs=prop + mech, kind="table",
-                   paper_ref="Table III", datasets=ds),
+                   paper_ref="Table III"),
         FigureSpec(SLUG, "fig2", "PL accuracy vs T0 under DP mechanisms",
                    "final PL test accuracy of Proposed, Gaussian, MA, Dithering, Perfect Gaussian and WPFL without DP",
-                   runs=prop + mech, paper_ref="Fig. 2", datasets=ds),
+                   runs=prop + mech, paper_ref="Fig. 2"),
         FigureSpec(SLUG, "fig3", "PL accuracy vs T0 under scheduling policies",
                    "final PL test accuracy of Proposed, Proposed (error-free), Round-Robin, Random and Non-Adjustment",
-                   runs=prop + sched, paper_ref="Fig. 3", datasets=ds),
+                   runs=prop + sched, paper_ref="Fig. 3"),
         FigureSpec(SLUG, "fig4", "Fairness and max test loss vs T0 under scheduling policies",
                    "Jain's index of the PL training losses and the largest PL test loss over the clients",
-                   runs=prop + sched, paper_ref="Fig. 4", datasets=ds),
+                   runs=prop + sched, paper_ref="Fig. 4"),
         FigureSpec(SLUG, "fig5", "PL accuracy vs round at the largest T0 against PFL baselines",
                    "PL test accuracy per aggregation round of Proposed, pFedMe, APPLE, FedAMP and FedALA",
-                   runs=prop + pfl, paper_ref="Fig. 5", datasets=ds),
+                   runs=prop + pfl, paper_ref="Fig. 5"),
         FigureSpec(SLUG, "fig6", "PL accuracy vs T0 against PFL baselines",
                    "final PL test accuracy of Proposed, pFedMe, APPLE, FedAMP and FedALA", runs=prop + pfl,
-                   paper_ref="Fig. 6", datasets=ds),
+                   paper_ref="Fig. 6"),
         FigureSpec(SLUG, "fig7", "Fairness and max test loss vs T0 against PFL baselines",
                    "Jain's index of the PL training losses and the largest PL test loss over the clients",
-                   runs=prop + pfl, paper_ref="Fig. 7", datasets=ds),
+                   runs=prop + pfl, paper_ref="Fig. 7"),
         FigureSpec(SLUG, "channel", "Element error rates the schedulers face",
                    "eq. (13) read per symbol and as printed with Table I's link budget; per-client mean element error "
                    "rate of the uploads under KM, Round-Robin and Random, and of the downlink", runs=[budget] + prop + sched,
-                   paper_ref="supplementary", datasets=ds),
+                   paper_ref="supplementary"),
         FigureSpec(SLUG, "p7", "Stage-2 decisions: learning rate and weight chosen by P7",
                    "eta_P* and lambda* of problem P7 over the DL element error rate and the DP noise, their limits, "
-                   "and the per-client values chosen during training", runs=prop, paper_ref="supplementary", datasets=ds),
+                   "and the per-client values chosen during training", runs=prop, paper_ref="supplementary"),
         FigureSpec(SLUG, "tuning", "Learning-rate sweep of the fixed-rate methods",
                    "validation accuracy of every tuned series per learning rate, and the rate chosen",
-                   runs=sched + pfl, kind="table", paper_ref="supplementary", datasets=ds),
+                   runs=sched + pfl, kind="table", paper_ref="supplementary"),
     ]
 
 

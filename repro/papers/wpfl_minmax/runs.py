@@ -77,6 +77,7 @@ def regime(spec: RunSpec, ctx: RunContext) -> dict:
     import torch
 
     from repro.data import DatasetUnavailableError
+    from repro.data.errors import unavailable_reason
     from repro.engine.train import local_sgd
     from repro.papers.wpfl_minmax import theory as th
     from repro.papers.wpfl_minmax.environment import PAPER_NUM_PARAMS, build_environment
@@ -91,8 +92,8 @@ def regime(spec: RunSpec, ctx: RunContext) -> dict:
             params["sigma_table"] = {m: {int(k): v for k, v in t.items()} for m, t in params["sigma_table"].items()}
             try:
                 env = build_environment(cfg, params, spec.seed)
-            except DatasetUnavailableError:
-                return unavailable_result(f"dataset {CONFIG_DATASET[cfg]} not available offline")
+            except DatasetUnavailableError as e:
+                return unavailable_result(unavailable_reason(CONFIG_DATASET[cfg], e))
             p, fam = env.params, env.family
             L, mu = th.lipschitz_and_convexity(cfg)
             kb = th.BoundConstants(**p["bound_constants"], M=env.m_bound)
@@ -124,6 +125,7 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
     each PFL baseline is chosen once, by the sweep on the first seed's validation split, and then used for
     every seed and T0; the schedulers are swept too (reported beside) but train at the paper's fixed rate."""
     from repro.data import DatasetUnavailableError
+    from repro.data.errors import unavailable_reason
     from repro.papers.wpfl_minmax.environment import build_environment
     from repro.papers.wpfl_minmax.training import GROUPS, TUNED, TUNED_APPLIED, run_series
     from repro.papers.wpfl_minmax.tuning import tune_learning_rate, validation_accuracy
@@ -139,8 +141,8 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
     for k, seed in enumerate(seeds):
         try:
             env = build_environment(cfg, params, seed, device=ctx.device)
-        except DatasetUnavailableError:
-            return unavailable_result(f"dataset {CONFIG_DATASET[cfg]} not available offline")
+        except DatasetUnavailableError as e:
+            return unavailable_result(unavailable_reason(CONFIG_DATASET[cfg], e))
         ctx.log(f"{cfg} seed {seed}: G0 = {env.g0:.4g}, M = {env.m_bound:.4g} (Assumption 1, from the initial model)")
         members = spec.params.get("probe_series") or GROUPS[group]  # a cost probe trains one series only
         if k == 0 and not spec.params.get("probe_series"):

@@ -1,0 +1,57 @@
+"""Training runs that diverged: found in their results, said on their figures, and their claims not evaluated.
+
+A training diverges when a loss it records is not finite (NaN, inf) or exceeds :data:`LOSS_LIMIT` (a 10-class
+cross-entropy starts near 2.3; a loss a million times larger is no training any more). Only the results of training
+tasks (``Task.gpu``) are checked: analytic runs may legitimately hold large or undefined loss *bounds*.
+
+The figure shows a red note naming each diverged training and its worst loss; its CSV gets one row per diverged
+training (``panel = metric = "diverged"``, ``value`` = the worst loss, ``series`` = where in the result it is), and a
+claim judged on that figure is ``not_evaluated`` with the reason "training diverged" (repro.claims).
+"""
+
+from __future__ import annotations
+
+import math
+
+LOSS_LIMIT = 1e6
+MARKER = "diverged"  # panel and metric of the CSV rows that mark a diverged training
+
+
+def _number(v) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str) and v.strip().lower() in ("inf", "-inf", "+inf", "nan", "infinity", "-infinity"):
+        return float(v)  # strict JSON stores infinities as text (repro.results)
+    return None
+
+
+def _bad(x: float) -> bool:
+    return not math.isfinite(x) or abs(x) > LOSS_LIMIT
+
+
+def diverged_losses(result, path: str = "") -> list[tuple[str, float]]:
+    """``[(path, worst value)]`` of every loss in ``result`` (keys containing "loss", at any depth) that is not
+    finite or above :data:`LOSS_LIMIT`; ``path`` names where (``jobs/pfedme|.../series/personalized/loss``)."""
+    out: list[tuple[str, float]] = []
+    if isinstance(result, dict):
+        for k, v in result.items():
+            sub = f"{path}/{k}" if path else str(k)
+            if "loss" in str(k).lower():
+                vals = [x for x in (_number(e) for e in (v if isinstance(v, list) else [v])) if x is not None]
+                bad = [x for x in vals if _bad(x)]
+                if bad:
+                    out.append((sub, max(bad, key=lambda x: (math.isnan(x), abs(x)))))
+                    continue
+            out += diverged_losses(v, sub)
+    elif isinstance(result, list):
+        for i, v in enumerate(result):
+            if isinstance(v, (dict, list)):
+                out += diverged_losses(v, f"{path}[{i}]")
+    return out
+
+
+def describe(found: dict[str, list[tuple[str, float]]]) -> list[str]:
+    """One line per diverged training: ``run <id>: <path> reached <value>``."""
+    return [f"run {rid}: {p} reached {v:.3g}" for rid, hits in sorted(found.items()) for p, v in hits]
