@@ -172,6 +172,11 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     matplotlib.use("Agg")  # files only; the library modules never choose a backend
     fig = ex.figure_spec(slug, fig_id, profile)
     if run_missing:
+        from repro.costs import figure_cost
+
+        cost = figure_cost(slug, fig_id, profile)
+        if cost is not None:  # what training costs, before it starts
+            _log(cost.message(slug, fig_id, profile))
         for i, rid in enumerate(fig.job_ids, 1):
             _log(f"{slug}/{fig_id}: run {i}/{len(fig.job_ids)}")
             execute_run(slug, rid, profile, device=device, threads=threads)
