@@ -192,16 +192,39 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     written.append(base.with_suffix(".csv"))
     if rendered.figure is None:
         raise ValueError(f"{slug}/{fig_id}: renderer returned no figure (tables are drawn as a figure too)")
-    from repro.plotting import close, stamp_profile_note
+    from repro.plotting import close, mark_coinciding, stamp_profile_note, stamp_verdicts
+    from repro.report import verdict_stamp
     from repro.results import save_figure
 
+    mark_coinciding(rendered.figure)
+    judged, elsewhere = judge_figure(slug, fig_id, profile, params)  # on the CSV just written
+    stamp = verdict_stamp(profile, fig_id, judged, elsewhere)
+    stamp_verdicts(rendered.figure, stamp)
     stamp_profile_note(rendered.figure, profile, ctx.profile_note)
     written += save_figure(rendered.figure, base)
     close(rendered.figure)
-    write_text(base.with_suffix(".md"), rendered.markdown if rendered.markdown is not None else figure_markdown(fig, ctx, data))
+    md = rendered.markdown if rendered.markdown is not None else figure_markdown(fig, ctx, data)
+    write_text(base.with_suffix(".md"), md.rstrip("\n") + f"\n\n{stamp}.\n" if stamp else md)
     written.append(base.with_suffix(".md"))
     _log(f"{slug}/{fig_id}: wrote {', '.join(p.name for p in written)}")
     return written
+
+
+def judge_figure(slug: str, fig_id: str, profile: str, params: dict | None = None) -> tuple[list[dict], list[dict]]:
+    """The claims a figure carries: (those that read this figure only, judged on its CSV as written, so with the
+    verdict ``repro evaluate`` stores; those that also read other figures, not judged here: ``id`` and ``figures``).
+    A figure's job reads no other figure, so its picture can state the first kind's verdicts only."""
+    try:
+        claims = registry.module(slug, "claims").CLAIMS
+    except ModuleNotFoundError:  # a paper without claims
+        return [], []
+    own = [c for c in claims if tuple(c.figures) == (fig_id,)]
+    elsewhere = [{"id": c.id, "figures": list(c.figures)} for c in claims if fig_id in c.figures and len(c.figures) > 1]
+    if not own:
+        return [], elsewhere
+    tables = {fig_id: read_tidy_csv(paths.figures_dir(profile, slug) / f"{fig_id}.csv")}
+    params = ex.load_params(slug, profile) if params is None else params
+    return [c.evaluate(tables, params).to_dict() for c in own], elsewhere
 
 
 def figure_markdown(fig: ex.FigureSpec, ctx: ex.RenderContext, data) -> str:
