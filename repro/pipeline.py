@@ -216,7 +216,9 @@ def judge_figure(slug: str, fig_id: str, profile: str, params: dict | None = Non
     A figure's job reads no other figure, so its picture can state the first kind's verdicts only."""
     try:
         claims = registry.module(slug, "claims").CLAIMS
-    except ModuleNotFoundError:  # a paper without claims
+    except ModuleNotFoundError as e:  # a paper without claims (any other missing module is an error)
+        if not str(e.name or "").endswith(".claims"):
+            raise
         return [], []
     own = [c for c in claims if tuple(c.figures) == (fig_id,)]
     elsewhere = [{"id": c.id, "figures": list(c.figures)} for c in claims if fig_id in c.figures and len(c.figures) > 1]
