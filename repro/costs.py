@@ -308,6 +308,116 @@ def cost_markdown(results: dict, profile: str, device: str, rounds: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ---- what a figure costs before it can be drawn (``repro figure`` prints it before training) ------------------
+
+#: Recorded CPU seconds of every job that was run, per profile and paper (``python -m repro.costs --ledger``).
+LEDGER = "docs/run_costs.json"
+STORE = "docs/costs.json"  # the probe measurements of ``python -m repro.costs`` (per part)
+
+
+def recorded_ledger(profiles=None) -> dict:
+    """``{profile: {slug: {job id: CPU seconds}}}`` from the result files under ``results/`` (jobs run on a CPU);
+    ``None`` for a job whose dataset was unavailable when it ran (what it costs with the data is not known)."""
+    from repro.results import read_json
+
+    out: dict = {}
+    for profile in profiles or ex.PROFILES:
+        for slug in registry.slugs():
+            runs = paths.results_dir(profile, slug) / "runs"
+            for f in sorted(runs.glob("*.json")) if runs.is_dir() else []:
+                try:
+                    rec = read_json(f)
+                except (OSError, ValueError):
+                    continue
+                if "cpu_s" in rec and str(rec.get("device", "cpu")) == "cpu":
+                    from repro.pipeline import any_unavailable
+
+                    cpu = None if any_unavailable(rec.get("result", {})) else round(float(rec["cpu_s"]), 2)
+                    out.setdefault(profile, {}).setdefault(slug, {})[f.stem] = cpu
+    return out
+
+
+def _read_json_file(path: Path) -> dict:
+    import json
+
+    try:
+        return json.loads(path.read_text()) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+
+
+@dataclass
+class Estimate:
+    """What the missing jobs of a figure cost: ``cpu_s`` over the runs that could be estimated."""
+
+    jobs: int = 0
+    runs: int = 0
+    cpu_s: float = 0.0
+    recorded: int = 0  # runs whose job's CPU time was recorded when it ran before (the ledger)
+    probed: int = 0  # runs estimated from the probe measurements (per part)
+    unavailable: int = 0  # runs whose dataset was not available when they last ran
+    unknown: int = 0  # runs with neither
+
+    def message(self, slug: str, fig_id: str, profile: str) -> str:
+        if self.cpu_s >= 3600:
+            cost = f"about {self.cpu_s / 3600:,.1f} CPU-hours ({self.cpu_s:,.0f} CPU-s)"
+        else:
+            cost = f"about {self.cpu_s:,.0f} CPU-s"
+        basis = [f"{n} {what}" for n, what in ((self.recorded, "as recorded when they last ran"),
+                                                (self.probed, "from the probe measurements in docs/costs.json")) if n]
+        text = (f"{slug}/{fig_id} needs {self.runs} runs ({self.jobs} jobs) trained, {cost}, before it can be drawn"
+                + (f" ({'; '.join(basis)})" if basis else ""))
+        if self.unavailable:
+            text += f"; {self.unavailable} runs found their dataset unavailable when they last ran (cost not known)"
+        if self.unknown:
+            text += (f"; {self.unknown} of the runs have no cost estimate (measure them with "
+                     f"`python -m repro.costs --profile {profile} --papers {slug}`)")
+        return text
+
+
+def estimate_jobs(slug: str, profile: str, jobs: list, ledger: dict | None = None, store: dict | None = None) -> Estimate:
+    """Estimated CPU cost of executing ``jobs`` (RunSpecs of ``slug`` under ``profile``): a job's recorded CPU time
+    (``ledger``, :func:`recorded_ledger`), else the sum over its runs of the probe measurements of their parts
+    (``store``: ``docs/costs.json``'s units, for the same profile on a CPU with 1-round probes); what has neither is
+    counted as unknown. Nothing is executed."""
+    recorded = ((ledger or {}).get(profile) or {}).get(slug) or {}
+    units = {}
+    if store and (store.get("profile"), store.get("device"), store.get("rounds")) == (profile, "cpu", 1):
+        units = store.get("units", {}).get(slug, {})
+    hook = getattr(registry.module(slug, "experiments"), "cost_probe", None)
+    est = Estimate(jobs=len(jobs))
+    for job in jobs:
+        members = ex.batch_members(job)
+        est.runs += len(members)
+        if job.run_id in recorded:
+            if recorded[job.run_id] is None:
+                est.unavailable += len(members)
+            else:
+                est.cpu_s += float(recorded[job.run_id])
+                est.recorded += len(members)
+            continue
+        for spec in members:
+            probe = hook(spec, 1) if hook else None
+            parts = [units.get(p.key) for p in probe.parts] if probe else []
+            if not parts or any(u is None or u.get("unavailable") for u in parts):
+                est.unknown += 1
+                continue
+            est.cpu_s += sum(p.jobs * u["fixed_cpu_s"] + p.full_units * u["cpu_s"] for p, u in zip(probe.parts, parts))
+            est.probed += 1
+    return est
+
+
+def figure_cost(slug: str, fig_id: str, profile: str) -> Estimate | None:
+    """The estimate of the jobs of a figure whose results are missing (None when none is), from the ledger and
+    the probe store of the project (:data:`LEDGER`, :data:`STORE`)."""
+    fig = ex.figure_spec(slug, fig_id, profile)
+    missing = [j for j in fig.job_specs if not paths.run_result_path(profile, slug, j.run_id).exists()]
+    if not missing:
+        return None
+    root = paths.project_root()
+    return estimate_jobs(slug, profile, missing, _read_json_file(root / LEDGER), _read_json_file(root / STORE))
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m repro.costs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--profile", default="paper", choices=ex.PROFILES)
@@ -319,7 +429,16 @@ def main(argv=None) -> int:
     p.add_argument("--parts", help="regular expression: measure only the parts whose key matches (stored ones are reused)")
     p.add_argument("--remeasure", action="store_true", help="ignore stored measurements")
     p.add_argument("--flops", action="store_true", help="also count FLOPs per part (two more, untimed executions each)")
+    p.add_argument("--ledger", action="store_true", help=f"only write {LEDGER}: the CPU seconds recorded by every job "
+                   "that was run, per profile (read by `repro figure` to say what a missing run costs)")
     args = p.parse_args(argv)
+    if args.ledger:
+        import json
+
+        from repro.results import write_text
+
+        write_text(paths.project_root() / LEDGER, json.dumps(recorded_ledger(), indent=1, sort_keys=True) + "\n")
+        return 0
     if args.rounds < 1:
         p.error(f"--rounds must be >= 1, got {args.rounds}")
     import re

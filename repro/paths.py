@@ -12,7 +12,7 @@ def project_root() -> Path:
     """The directory holding ``config/``, ``results/`` and ``figures/``.
 
     Order: ``$REPRO_ROOT``; the current directory if it is a project (has ``config/config.yaml`` or a
-    ``Snakefile``); the checkout that contains this package, if it is one; else the current directory.
+    ``workflow/Snakefile``); the checkout that contains this package, if it is one; else the current directory.
     """
     env = os.environ.get("REPRO_ROOT")
     if env:
@@ -26,7 +26,7 @@ def project_root() -> Path:
 
 
 def is_project(path: Path) -> bool:
-    return (path / "config" / "config.yaml").is_file() or (path / "Snakefile").is_file()
+    return (path / "config" / "config.yaml").is_file() or (path / "workflow" / "Snakefile").is_file()
 
 
 def config_dir() -> Path:

@@ -177,6 +177,11 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     matplotlib.use("Agg")  # files only; the library modules never choose a backend
     fig = ex.figure_spec(slug, fig_id, profile)
     if run_missing:
+        from repro.costs import figure_cost
+
+        cost = figure_cost(slug, fig_id, profile)
+        if cost is not None:  # what training costs, before it starts
+            _log(cost.message(slug, fig_id, profile))
         for i, rid in enumerate(fig.job_ids, 1):
             _log(f"{slug}/{fig_id}: run {i}/{len(fig.job_ids)}")
             execute_run(slug, rid, profile, device=device, threads=threads)
@@ -196,9 +201,14 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     written.append(base.with_suffix(".csv"))
     if rendered.figure is None:
         raise ValueError(f"{slug}/{fig_id}: renderer returned no figure (tables are drawn as a figure too)")
-    from repro.plotting import close, stamp_profile_note
+    from repro.plotting import close, mark_coinciding, stamp_profile_note, stamp_verdicts
+    from repro.report import verdict_stamp
     from repro.results import save_figure
 
+    mark_coinciding(rendered.figure)
+    judged, elsewhere = judge_figure(slug, fig_id, profile, params)  # on the CSV just written
+    stamp = verdict_stamp(profile, fig_id, judged, elsewhere)
+    stamp_verdicts(rendered.figure, stamp)
     stamp_profile_note(rendered.figure, profile, ctx.profile_note)
     if diverged:
         _stamp_divergence(rendered.figure, diverged)
@@ -208,7 +218,7 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     if diverged:
         md += "\nTRAINING DIVERGED (loss not finite or above 1e6; claims on this figure are not evaluated):\n\n" + \
             "\n".join(f"- {line}" for line in describe_divergence(diverged)) + "\n"
-    write_text(base.with_suffix(".md"), md)
+    write_text(base.with_suffix(".md"), md.rstrip("\n") + f"\n\n{stamp}.\n" if stamp else md)
     written.append(base.with_suffix(".md"))
     _log(f"{slug}/{fig_id}: wrote {', '.join(p.name for p in written)}")
     return written
@@ -253,6 +263,25 @@ def _stamp_divergence(figure, diverged: dict) -> None:
     t = figure.text(0.01, 1.0, "TRAINING DIVERGED (claims on this figure not evaluated): " + "; ".join(lines[:4]) + more,
                     ha="left", va="bottom", fontsize=7, color="#a00000", transform=figure.transFigure)
     fit_text(figure, t, 0.98 * figure.get_figwidth() * figure.dpi)
+
+
+def judge_figure(slug: str, fig_id: str, profile: str, params: dict | None = None) -> tuple[list[dict], list[dict]]:
+    """The claims a figure carries: (those that read this figure only, judged on its CSV as written, so with the
+    verdict ``repro evaluate`` stores; those that also read other figures, not judged here: ``id`` and ``figures``).
+    A figure's job reads no other figure, so its picture can state the first kind's verdicts only."""
+    try:
+        claims = registry.module(slug, "claims").CLAIMS
+    except ModuleNotFoundError as e:  # a paper without claims (any other missing module is an error)
+        if not str(e.name or "").endswith(".claims"):
+            raise
+        return [], []
+    own = [c for c in claims if tuple(c.figures) == (fig_id,)]
+    elsewhere = [{"id": c.id, "figures": list(c.figures)} for c in claims if fig_id in c.figures and len(c.figures) > 1]
+    if not own:
+        return [], elsewhere
+    tables = {fig_id: read_tidy_csv(paths.figures_dir(profile, slug) / f"{fig_id}.csv")}
+    params = ex.load_params(slug, profile) if params is None else params
+    return [c.evaluate(tables, params).to_dict() for c in own], elsewhere
 
 
 def figure_markdown(fig: ex.FigureSpec, ctx: ex.RenderContext, data) -> str:

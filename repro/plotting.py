@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
 
 STYLE = {
     "figure.dpi": 100,
@@ -162,6 +163,169 @@ def stamp_profile_note(fig, profile: str, note: str) -> None:
     t = fig.text(0.01, -0.01, f"Profile '{profile}' - {note}", ha="left", va="top", fontsize=7, color="#444444",
                  transform=fig.transFigure)
     fit_text(fig, t, 0.98 * _figure_width_px(fig))
+
+
+#: Two series whose curves stay within this many points of each other (on the page) at every x of the shorter
+#: one are drawn on top of each other: the upper ones are restyled and the coincidence is named.
+COINCIDE_PT = 2.5
+_SLOT = 3.0  # dash length (in line widths) of each series of a coinciding group
+
+
+def _series_lines(ax) -> list:
+    """``(line, label)`` of every visible plotted series of ``ax`` (lines with a legend label, and the data line
+    of a labelled errorbar), in drawing order (z-order, then the order they were added)."""
+    from matplotlib.container import ErrorbarContainer
+
+    errorbar = {id(c.lines[0]): c.get_label() for c in ax.containers
+                if isinstance(c, ErrorbarContainer) and c.lines[0] is not None}
+    out = []
+    for i, line in enumerate(ax.get_lines()):
+        label = errorbar.get(id(line), line.get_label())
+        if line.get_visible() and label and not str(label).startswith("_"):
+            out.append((line.get_zorder(), i, line, str(label)))
+    return [(line, label) for _, _, line, label in sorted(out, key=lambda t: t[:2])]
+
+
+def _display_points(line) -> tuple:
+    """(data x, display y in pixels) of the line's finite points."""
+    import numpy as np
+
+    x = np.asarray(line.get_xdata(orig=False), dtype=float).reshape(-1)
+    y = np.asarray(line.get_ydata(orig=False), dtype=float).reshape(-1)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if not ok.any():
+        return x[:0], y[:0]
+    pts = line.get_transform().transform(np.column_stack([x[ok], y[ok]]))
+    return x[ok], pts[:, 1]
+
+
+def curves_coincide(a, b, tol_px: float) -> bool:
+    """True when line ``b`` lies on line ``a``: at every x of the one with fewer points the other has a point,
+    and the two are at most ``tol_px`` display pixels apart there. A single point on a curve (a marked optimum)
+    is not a hidden series; two single points at one place are."""
+    import numpy as np
+
+    (xa, ya), (xb, yb) = _display_points(a), _display_points(b)
+    if len(xa) == 0 or len(xb) == 0 or (min(len(xa), len(xb)) == 1 and max(len(xa), len(xb)) > 1):
+        return False
+    if len(xa) > len(xb):
+        xa, ya, xb, yb = xb, yb, xa, ya
+    for x, y in zip(xa, ya):
+        hit = np.isclose(xb, x, rtol=1e-9, atol=1e-12)
+        if not hit.any() or np.abs(yb[hit] - y).min() > tol_px:
+            return False
+    return True
+
+
+def _has_line(line) -> bool:
+    return line.get_linestyle() not in ("None", "none", "", " ")  # a markers-only series stays without a line
+
+
+def _restyle_upper(line, k: int, m: int) -> None:
+    """Series ``k`` (1..m-1) of ``m`` coinciding ones: dashes in its own slot of the pattern (the lowest series,
+    solid, shows in slot 0), hollow markers a little larger, so each series stays visible."""
+    if _has_line(line):
+        line.set_linestyle((_SLOT * (m - k), (_SLOT, _SLOT * (m - 1))))
+    if line.get_marker() not in (None, "None", "none", "", " "):
+        line.set_markerfacecolor("none")
+        line.set_markersize(line.get_markersize() * (1 + 0.45 * k))
+        line.set_markeredgewidth(max(1.0, line.get_markeredgewidth()))
+
+
+def _place_clear(ax, legend, keep_clear=()) -> None:
+    """Put ``legend`` at the location inside ``ax`` that covers the fewest of the axes' notes (texts) and other
+    legends, then the fewest plotted points (matplotlib's "best" does not look at texts)."""
+    import numpy as np
+
+    renderer = _renderer(ax.get_figure())
+    if renderer is None:
+        legend.set_loc("best")
+        return
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_visible() and t.get_text().strip()]
+    boxes += [other.get_window_extent(renderer) for other in keep_clear]
+    pts = [line.get_transform().transform(np.column_stack([np.asarray(v, dtype=float) for v in line.get_data(orig=False)]))
+           for line in ax.get_lines() if len(line.get_xdata())]
+    for coll in ax.collections:  # bands (fill_between), scatter points
+        pts += [coll.get_transform().transform(path.vertices) for path in coll.get_paths() if len(path.vertices)]
+    pts = np.concatenate(pts) if pts else np.zeros((0, 2))
+    best = None
+    for loc in ("upper left", "upper right", "lower left", "lower right", "center left", "center right",
+                "upper center", "lower center", "center"):
+        legend.set_loc(loc)
+        bb = legend.get_window_extent(renderer)
+        covered = int(np.sum((pts[:, 0] >= bb.x0) & (pts[:, 0] <= bb.x1) & (pts[:, 1] >= bb.y0) & (pts[:, 1] <= bb.y1)))
+        score = (sum(bb.overlaps(b) for b in boxes), covered)
+        if best is None or score < best[0]:
+            best = (score, loc)
+    legend.set_loc(best[1])
+
+
+def _handle_dashes(handle) -> None:
+    """A legend handle of a restyled series: plain short dashes (its slot pattern could leave the short handle
+    blank), so that its colour shows."""
+    if isinstance(handle, Line2D) and _has_line(handle):
+        handle.set_linestyle((0, (_SLOT, _SLOT / 2)))
+
+
+def mark_coinciding(fig, tol_pt: float = COINCIDE_PT) -> list[list[str]]:
+    """Find, in each axes of ``fig``, series drawn on top of each other (within ``tol_pt`` points at every x of
+    the shorter one) and make each visible: the lowest stays as drawn, each one above it is dashed in its own
+    slot with hollow, larger markers. The legend of that axes says which coincide (``B (≈ A)``); an axes whose
+    legend does not list them gets a small "same curve" legend of them. Returns the groups of labels."""
+    tol_px = tol_pt * fig.dpi / 72
+    groups_all = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        ax.get_xlim(), ax.get_ylim()  # settle autoscaled limits: the data -> pixel transform is final
+        groups: list[list] = []
+        for line, label in _series_lines(ax):
+            for g in groups:
+                if curves_coincide(g[0][0], line, tol_px):
+                    g.append((line, label))
+                    break
+            else:
+                groups.append([(line, label)])
+        groups = [g for g in groups if len(g) > 1]
+        if not groups:
+            continue
+        legend = ax.get_legend()
+        entries = {t.get_text(): (t, h) for t, h in zip(legend.texts, legend.legend_handles)} if legend else {}
+        unnamed = []  # series of a group that the axes' legend does not list
+        for g in groups:
+            base = g[0][1]
+            for k, (line, label) in enumerate(g[1:], 1):
+                _restyle_upper(line, k, len(g))
+                if label in entries:
+                    text, handle = entries[label]
+                    text.set_text(f"{label} (≈ {base})")
+                    if isinstance(handle, Line2D):
+                        _restyle_upper(handle, k, len(g))
+                        _handle_dashes(handle)
+            if not all(label in entries for _, label in g[1:]):
+                unnamed += [(line, label if k == 0 else f"{label} (≈ {base})", k > 0) for k, (line, label) in enumerate(g)]
+            groups_all.append([label for _, label in g])
+        if unnamed:  # a small legend of its own, placed where it hides the least; the axes' legend stays
+            if legend is not None:
+                ax.add_artist(legend)
+            small = ax.legend([h for h, _, _ in unnamed], [t for _, t, _ in unnamed], fontsize=6, title="same curve",
+                              title_fontsize=6, framealpha=0.85, handlelength=3.0)
+            for handle, (_, _, upper) in zip(small.legend_handles, unnamed):
+                if upper:
+                    _handle_dashes(handle)
+            _place_clear(ax, small, [legend] if legend is not None else [])
+    return groups_all
+
+
+def stamp_verdicts(fig, text: str, fontsize: float = 7.5) -> None:
+    """The verdicts of the claims a figure carries, in a box in its top-left corner (above the title), wrapped
+    to the figure's width (never cut)."""
+    if not text:
+        return
+    t = fig.text(0.01, 1.005, text, ha="left", va="bottom", fontsize=fontsize, color="#222222",
+                 transform=fig.transFigure,
+                 bbox=dict(boxstyle="round,pad=0.35", facecolor="#fff6dc", edgecolor="#b08800", linewidth=0.8))
+    fit_text(fig, t, 0.96 * _figure_width_px(fig))
 
 
 def close(fig) -> None:

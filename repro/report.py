@@ -89,6 +89,26 @@ def figure_caption(profile: str, slug: str, fig: ex.FigureSpec, claims: list[dic
     return " ".join(parts)
 
 
+def verdict_stamp(profile: str, fig_id: str, judged: list[dict], elsewhere: list[dict], listed: int = 8) -> str:
+    """The line a figure carries in its corner: the verdicts of the claims judged on it alone (grouped by
+    verdict), and which of its claims are judged together with other figures (their verdicts: claims.md).
+
+    >>> verdict_stamp("quick", "fig2", [{"id": "C1", "verdict": "reproduced"}, {"id": "C4", "verdict": "not_reproduced"},
+    ...                                 {"id": "C2", "verdict": "reproduced"}], [{"id": "C9", "figures": ["fig2", "fig3"]}])
+    'Claims on this figure, quick profile: reproduced C1, C2 · NOT reproduced C4 · judged with fig3 (see claims.md): C9'
+    """
+    by_verdict: dict[str, list[str]] = {}
+    for c in judged:
+        by_verdict.setdefault(c["verdict"], []).append(c["id"])
+    parts = [f"{VERDICT_TEXT[v]} {', '.join(by_verdict[v])}" for v in VERDICTS if v in by_verdict]
+    if elsewhere:
+        ids = [c["id"] for c in elsewhere]
+        others = sorted({f for c in elsewhere for f in c["figures"]} - {fig_id})
+        names = ", ".join(ids) if len(ids) <= listed else f"{len(ids)} claims"
+        parts.append(f"judged with {', '.join(others)} (see claims.md): {names}")
+    return f"Claims on this figure, {profile} profile: " + " · ".join(parts) if parts else ""
+
+
 def privacy_rows(profile: str, slug: str) -> list[dict]:
     """Nominal vs certified epsilon per private configuration, from the paper's ``privacy`` table CSV."""
     p = paths.figures_dir(profile, slug) / "privacy.csv"

@@ -116,7 +116,7 @@ def test_unknown_run_id_names_the_choices(capsys):
 def test_snakemake_refuses_a_bad_profile_before_any_job(tmp_path):
     """The workflow loads every selected paper's parameters while it builds the DAG: a bad value stops it
     with the key named, before anything runs."""
-    for item in ("Snakefile", "workflow", "config", "environment.yml"):
+    for item in ("workflow", "config", "environment.yml"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
     user_profile(tmp_path, "wpfl_minmax", "epsilon_q: 0\n")

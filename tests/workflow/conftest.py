@@ -1,4 +1,4 @@
-"""Helpers of the workflow tests: a temporary project (Snakefile, workflow/, config/) and its commands."""
+"""Helpers of the workflow tests: a temporary project (workflow/ with its Snakefile, config/) and its commands."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SHARED_MNIST = Path(os.environ.get("REPRO_DATA_MIRROR", str(ROOT.parent / "share
 
 def make_project(where: Path) -> Path:
     where.mkdir(parents=True, exist_ok=True)
-    for item in ("Snakefile", "workflow", "config", "environment.yml"):
+    for item in ("workflow", "config", "environment.yml"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, where / item)
     return where

@@ -16,7 +16,7 @@ EXAMPLE = ROOT / "docs" / "example_paper"
 @pytest.fixture(scope="module")
 def toy_project(tmp_path_factory):
     work = tmp_path_factory.mktemp("toy")
-    for item in ("Snakefile", "workflow", "config", "environment.yml"):
+    for item in ("workflow", "config", "environment.yml"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / item)
     env = {**os.environ, "REPRO_PAPER_DIRS": str(EXAMPLE), "REPRO_DATA_DIR": str(work / "data")}

@@ -15,7 +15,7 @@ from .conftest import ROOT, make_project, project_env, snakemake
 REPORT = ["-s", "workflow/report/Snakefile"]
 
 
-@pytest.mark.parametrize("snakefile", ["Snakefile", "workflow/report/Snakefile"])
+@pytest.mark.parametrize("snakefile", ["workflow/Snakefile", "workflow/report/Snakefile"])
 def test_lint_is_clean(snakefile, empty_mirror):
     proc = snakemake(ROOT, project_env(ROOT, empty_mirror), "-s", snakefile, "--lint")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]

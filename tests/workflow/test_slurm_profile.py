@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_slurm_profile_dry_run_requests_gpus_for_training_runs(tmp_path):
-    for item in ("Snakefile", "workflow", "config", "profiles", "environment.yml"):
+    for item in ("workflow", "config", "profiles", "environment.yml"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
     cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/slurm", "-n", "all",

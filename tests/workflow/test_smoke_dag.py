@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def smoke_dir(tmp_path_factory):
     work = tmp_path_factory.mktemp("smoke")
-    for item in ("Snakefile", "workflow", "config", "environment.yml"):
+    for item in ("workflow", "config", "environment.yml"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / item)
     env = {**os.environ, "REPRO_DATA_DIR": str(ROOT / "data")}

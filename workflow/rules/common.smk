@@ -168,7 +168,10 @@ def all_targets(profile, slugs):
 
 
 def report_items(profile, slugs):
-    return [f"results/{profile}/report/{slug}/{fig}.png" for slug in slugs for fig in figures_of(profile, slug)]
+    """The HTML report's figures: those of the profile that exist (the report workflow draws none; the paper
+    profile's clone holds some of its figures only)."""
+    return [f"results/{profile}/report/{slug}/{fig}.png" for slug in slugs for fig in figures_of(profile, slug)
+            if os.path.exists(f"figures/{profile}/{slug}/{fig}.png")]
 
 
 def figure_caption(wc, input):

@@ -1011,7 +1011,7 @@ def pfl_max_loss_gain_over_second_best(tables, params):
     return _second_best_gain(tables, "fig7", "max_test_loss", 0.0816)
 
 
-@CLAIMS.claim("C29", figures="fig7", kind="direction",
+@CLAIMS.claim("C29", figures=("fig6", "fig7"), kind="direction",
               paper_says="'our proposed WPFL outperforms the benchmarks in accuracy and maximum test loss of all "
                          "participating clients' (Sec. VII-4, Figs. 6, 7)",
               tests="per configuration, T0 and baseline, per seed, log10(L_b / L_P) > 0 (max PL test loss; a diverged run "
