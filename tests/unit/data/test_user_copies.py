@@ -29,8 +29,10 @@ def cifar_server(isolated, monkeypatch):
         yield made, url
 
 
-def test_a_mirror_url_with_an_accepted_checksum_downloads_verifies_and_is_recorded(cifar_server, monkeypatch):
+def test_a_mirror_url_with_an_accepted_checksum_downloads_verifies_and_is_recorded(cifar_server, monkeypatch, tmp_path):
     made, url = cifar_server
+    # no workflow status file (the project's data/status/ may hold one from a build made before the copy existed)
+    monkeypatch.setattr("repro.data.status.status_file", lambda name: tmp_path / "status" / f"{name}.json")
     before = places_fingerprint("cifar10")
     monkeypatch.setenv("REPRO_CIFAR10_URL", url)
     monkeypatch.setenv("REPRO_CIFAR10_MD5", made["md5"].upper())  # hex digits in either case
