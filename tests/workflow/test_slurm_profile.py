@@ -28,3 +28,21 @@ def test_slurm_profile_dry_run_requests_gpus_for_training_runs(tmp_path):
     lines = re.findall(r"resources: .*", out)
     assert sum("slurm_partition=gpu" in x and "gpu=1" in x for x in lines) == n_gpu
     assert sum("gpu=0" in x and "slurm_partition=cpu" in x for x in lines) == n_runs - n_gpu
+
+
+def test_slurm_profile_sends_every_job_to_the_configured_partitions(tmp_path):
+    """The user's partitions reach every submitted job (no name hard-coded in the profile); with device=cpu no
+    job asks for a GPU; the profile does not override a run's thread count (a local run's numbers need it)."""
+    for item in ("Snakefile", "workflow", "config", "profiles", "environment.yml"):
+        src = ROOT / item
+        if src.exists():
+            (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/slurm", "-n", "all",
+           "--config", "profile=smoke", "slurm_partitions={cpu: mycpu, gpu: mygpu}"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    lines = [x for x in re.findall(r"resources: .*", proc.stdout + proc.stderr) if "tmpdir" in x]
+    submitted = [x for x in lines if "slurm_partition=" in x]
+    assert submitted and all("slurm_partition=mycpu" in x for x in submitted)
+    assert not any("gpu=1" in x for x in lines)
+    assert "set-threads" not in (ROOT / "profiles" / "slurm" / "config.yaml").read_text()

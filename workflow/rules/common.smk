@@ -90,6 +90,12 @@ def recorded_cpu_seconds(wc):
         return 0
 
 
+def slurm_partition(gpus=0):
+    """SLURM partition of a job (config slurm_partitions; only profiles/slurm reads the resource): every job that is
+    not a training run with a GPU goes to the cpu partition, so a user sets partitions in one place."""
+    return config["slurm_partitions"]["gpu" if gpus else "cpu"]
+
+
 def run_gpus(wc):
     """1 when the run's task trains torch models (experiments.TASKS gpu=True) and the device is not the CPU."""
     return int(job_resources(wc.profile, wc.slug, wc.run_id)["gpu"] and config["device"] != "cpu")

@@ -4,6 +4,11 @@
 # The status file is an input of those runs and follows the data (common.smk: dataset_flag): once the
 # dataset is provided (or lost), exactly the runs that need it rerun.
 
+# Under a cluster executor it runs where snakemake runs (compute nodes often have no internet to download from).
+localrules:
+    dataset_status,
+
+
 rule dataset_status:
     output:
         "data/status/{dataset}.json",

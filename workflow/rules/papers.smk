@@ -10,7 +10,7 @@ rule run:
     threads: lambda wc: max(job_resources(wc.profile, wc.slug, wc.run_id)["threads"], config["threads_per_run"])
     resources:
         gpu=lambda wc: run_gpus(wc),
-        slurm_partition=lambda wc: config["slurm_partitions"]["gpu" if run_gpus(wc) else "cpu"],
+        slurm_partition=lambda wc: slurm_partition(run_gpus(wc)),
         runtime=lambda wc: 240 if wc.profile == "paper" else 30,
         mem_mb=8000,
     log:
@@ -32,6 +32,8 @@ rule figure:
         png="figures/{profile}/{slug}/{fig}.png",
         csv="figures/{profile}/{slug}/{fig}.csv",
         md="figures/{profile}/{slug}/{fig}.md",
+    resources:
+        slurm_partition=slurm_partition(),
     log:
         "logs/{profile}/{slug}/{fig}.log",
     conda:
@@ -45,6 +47,8 @@ rule claims:
         lambda wc: [f"figures/{wc.profile}/{wc.slug}/{fig}.csv" for fig in figures_of(wc.profile, wc.slug)],
     output:
         "results/{profile}/{slug}/claims.json",
+    resources:
+        slurm_partition=slurm_partition(),
     log:
         "logs/{profile}/{slug}/claims.log",
     conda:

@@ -8,6 +8,8 @@ rule claims_report:
         lambda wc: [f"results/{wc.profile}/{slug}/claims.json" for slug in selected_papers()],
     output:
         "figures/{profile}/claims.md",
+    resources:
+        slurm_partition=slurm_partition(),
     log:
         "logs/{profile}/claims_report.log",
     conda:
