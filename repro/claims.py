@@ -285,11 +285,12 @@ def sign_test(differences, *, expect: str = "positive", level: float = LEVEL, re
     info = {**(details or {}), "pairs": int(d.size), "on_paper_side": wins, "against": losses, "ties": ties}
     if n == 0:
         return not_evaluated("every pair is an exact tie", category="degenerate", **info)
-    from scipy.stats import beta
+    from scipy.special import betaincinv  # the Beta quantile, as scipy.stats.beta.ppf computes it (no scipy.stats import)
 
     a = 1.0 - level
-    low = 0.0 if wins == 0 else float(beta.ppf(a / 2, wins, n - wins + 1))
-    high = 1.0 if wins == n else float(beta.ppf(1 - a / 2, wins + 1, n - wins))
+    # Clopper-Pearson interval of the share of wins
+    low = 0.0 if wins == 0 else float(betaincinv(wins, n - wins + 1, a / 2))
+    high = 1.0 if wins == n else float(betaincinv(wins + 1, n - wins, 1 - a / 2))
     share = wins / n
     iv = Interval(share, low, high, n)
     verdict = "reproduced" if low > 0.5 else "not_reproduced" if high < 0.5 else "inconclusive"

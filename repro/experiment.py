@@ -33,6 +33,7 @@ start costs a few CPU-seconds, more than many small runs. ``FigureSpec.run_ids``
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib
 import json
@@ -261,11 +262,26 @@ def user_profile_file(slug: str, profile: str) -> Path:
     return config_dir() / "profiles" / profile / f"{slug}.yaml"
 
 
+_PARAMS_CACHE: dict = {}
+
+
 def load_params(slug: str, profile: str, overrides: dict | None = None) -> dict:
     """Parameters of ``slug`` under ``profile``: paper values, then the profile's and the user's
-    overrides; validated against the paper's schema."""
+    overrides; validated against the paper's schema. Without ``overrides`` the validated result is kept per
+    process while its files are unchanged (a job reads it several times; validation costs about 0.3 s);
+    every call returns its own copy."""
     registry.paper(slug)
     check_choice("profile", profile, PROFILES)
+    if overrides:
+        return _load_params(slug, profile, overrides)
+    files = [params_dir(slug) / "paper.yaml", params_dir(slug) / f"{profile}.yaml", user_profile_file(slug, profile)]
+    key = (slug, profile, tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) if f.exists() else (str(f),) for f in files))
+    if key not in _PARAMS_CACHE:
+        _PARAMS_CACHE[key] = _load_params(slug, profile, None)
+    return copy.deepcopy(_PARAMS_CACHE[key])
+
+
+def _load_params(slug: str, profile: str, overrides: dict | None) -> dict:
     base = _read_yaml(params_dir(slug) / "paper.yaml")
     params = dict(base)
     layers = []
@@ -329,16 +345,20 @@ def _nan_keys(value, key: str = "") -> list[str]:
 # figures and runs
 
 
-def figure_specs(slug: str, profile: str, overrides: dict | None = None) -> list[FigureSpec]:
+def figure_specs(slug: str, profile: str, overrides: dict | None = None, *, check_renderers: bool = True) -> list[FigureSpec]:
+    """The figures of a paper under a profile, with their runs and jobs. ``check_renderers=False`` skips checking
+    that ``figures.RENDERERS`` draws each of them: what only needs the runs (a run job, the workflow's job list)
+    then never imports the plotting stack (about 2 s per process)."""
     params = load_params(slug, profile, overrides)
     figs = registry.module(slug, "experiments").figures(params)
     ids = [f.fig_id for f in figs]
     if len(ids) != len(set(ids)):
         raise ValueError(f"{slug}: duplicate figure ids {ids}")
-    renderers = getattr(registry.module(slug, "figures"), "RENDERERS", {})
-    missing = [i for i in ids if i not in renderers]
-    if missing:
-        raise ValueError(f"{slug}: figures.RENDERERS has no renderer for {missing}")
+    if check_renderers:
+        renderers = getattr(registry.module(slug, "figures"), "RENDERERS", {})
+        missing = [i for i in ids if i not in renderers]
+        if missing:
+            raise ValueError(f"{slug}: figures.RENDERERS has no renderer for {missing}")
     reads = getattr(registry.module(slug, "experiments"), "run_datasets", None)
     if reads is not None:  # every figure declares exactly what its runs read
         for f in figs:
@@ -400,7 +420,7 @@ def job_datasets(slug: str, profile: str) -> dict[str, tuple[str, ...]]:
     uses the job."""
     reads = getattr(registry.module(slug, "experiments"), "run_datasets", None)
     out: dict[str, set] = {}
-    for fig in figure_specs(slug, profile):
+    for fig in figure_specs(slug, profile, check_renderers=False):
         for job in fig.job_specs:
             names = out.setdefault(job.run_id, set())
             if reads is None:
@@ -419,7 +439,7 @@ def figure_spec(slug: str, fig_id: str, profile: str) -> FigureSpec:
 def job_specs(slug: str, profile: str) -> dict[str, RunSpec]:
     """All jobs of a paper under a profile (what the workflow executes), by job id."""
     out: dict[str, RunSpec] = {}
-    for fig in figure_specs(slug, profile):
+    for fig in figure_specs(slug, profile, check_renderers=False):
         for j in fig.job_specs:
             out[j.run_id] = j
     return out
@@ -428,7 +448,7 @@ def job_specs(slug: str, profile: str) -> dict[str, RunSpec]:
 def run_specs(slug: str, profile: str) -> dict[str, RunSpec]:
     """All runs of a paper under a profile, by run id."""
     out: dict[str, RunSpec] = {}
-    for fig in figure_specs(slug, profile):
+    for fig in figure_specs(slug, profile, check_renderers=False):
         for r in fig.runs:
             out[r.run_id] = r
     return out
@@ -445,7 +465,7 @@ def run_resources(slug: str, profile: str) -> dict[str, dict]:
     """Per-job ``threads`` (max over the figures using it) and ``gpu`` (a run of it trains torch models), by job id."""
     task_of = tasks(slug)
     res: dict[str, dict] = {}
-    for fig in figure_specs(slug, profile):
+    for fig in figure_specs(slug, profile, check_renderers=False):
         for job in fig.job_specs:
             members = batch_members(job)
             for r in members:

@@ -19,6 +19,7 @@ Deterministic quantities (closed forms, exact analytic curves) are one exact val
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -57,13 +58,21 @@ class Interval:
         return [self.low, self.high]
 
 
+@functools.lru_cache(maxsize=None)
 def t_quantile(n: int, level: float = LEVEL) -> float:
-    """Two-sided Student-t quantile for ``n`` replicates (``n - 1`` degrees of freedom)."""
-    from scipy import stats
+    """Two-sided Student-t quantile for ``n`` replicates (``n - 1`` degrees of freedom).
+
+    ``scipy.special.stdtrit`` is the function behind ``scipy.stats.t.ppf`` (equal values), without the
+    second it costs to import ``scipy.stats`` in every figure job.
+
+    >>> round(t_quantile(3), 4)
+    4.3027
+    """
+    from scipy.special import stdtrit
 
     if n < 2:
         return math.inf
-    return float(stats.t.ppf(0.5 + level / 2.0, n - 1))
+    return float(stdtrit(n - 1, 0.5 + level / 2.0))
 
 
 def mean_interval(samples: Iterable[float], level: float = LEVEL) -> Interval:

@@ -110,14 +110,14 @@ def gaussian_epsilon_analytic(sigma: float, delta: float, sensitivity: float = 1
 
 def gaussian_delta_analytic(sigma: float, epsilon: float, sensitivity: float = 1.0) -> float:
     """delta(eps) = Phi(D/(2 sigma) - eps sigma/D) - e^eps Phi(-D/(2 sigma) - eps sigma/D) (Balle & Wang, Thm 8)."""
-    from scipy.stats import norm
+    from scipy.special import ndtr  # standard normal CDF
 
     sg, s = _check_positive("sigma", sigma), _check_positive("sensitivity", sensitivity)
     e = float(epsilon)
     if not (e >= 0 and math.isfinite(e)):
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     a, b = s / (2 * sg), e * sg / s
-    return float(norm.cdf(a - b) - math.exp(e) * norm.cdf(-a - b))
+    return float(ndtr(a - b) - math.exp(e) * ndtr(-a - b))
 
 
 # ---- RDP / moments accountant -----------------------------------------------------------------------

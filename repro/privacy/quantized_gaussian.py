@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import norm
+from scipy.special import ndtr  # standard normal CDF; Q(x) = ndtr(-x) (scipy.stats is slow to import)
 
 
 def quantizer_max_error(clip: float, sigma: float, bits: int = 16) -> float:
@@ -33,7 +33,9 @@ def quantizer_max_error(clip: float, sigma: float, bits: int = 16) -> float:
 def _psi_terms(sigma: float, clip: float, bits: int, q: float):
     s = float(sigma)
     e = quantizer_max_error(clip, s, bits)
-    qf = norm.sf
+    def qf(x):
+        return ndtr(-x)
+
     psi1 = qf((2 * clip + 3 * s - e) / s) - qf((2 * clip + 3 * s + e) / s)  # (24b)
     psi = (1 - q) * psi1 + q * (1 - 2 * qf(e / s))  # (24a)
     psi1p = qf((2 * clip + 3 * s - e) / s)  # (24d)
@@ -62,7 +64,7 @@ def wpfl_epsilon_at_zero_delta(sigma: float, clip: float, uploads: int, bits: in
 
 def wpfl_delta_floor(clip: float, uploads: int, bits: int = 16, q: float = 0.01) -> float:
     """``lim_{sigma -> inf} delta_Q = T0 q Q(3)``: targets at or below it have no solution."""
-    return uploads * q * norm.sf(3.0)
+    return uploads * q * ndtr(-3.0)
 
 
 def wpfl_sigma_dp(delta: float, clip: float, uploads: int, epsilon: float = 1.0, bits: int = 16, q: float = 0.01,

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 import torch
-from scipy.stats import norm
+from scipy.special import ndtr  # standard normal CDF; Q(x) = ndtr(-x) (scipy.stats is slow to import)
 
 
 SNR_PER = ("symbol", "bit")
@@ -47,7 +47,7 @@ def qam_ber(snr_linear, order: int = 256, snr_per: str = "symbol") -> np.ndarray
         raise ValueError("SNR must be non-negative (linear scale)")
     factor = (2.0 * root - 2.0) / (root * math.log2(root))
     ebn0 = snr / math.log2(m) if snr_per == "symbol" else snr
-    return factor * norm.sf(np.sqrt(3.0 * ebn0 * math.log2(m) / (m - 1.0)))
+    return factor * ndtr(-np.sqrt(3.0 * ebn0 * math.log2(m) / (m - 1.0)))
 
 
 def word_error_probability(ber, bits: int) -> np.ndarray:

@@ -81,3 +81,26 @@ def test_pfedme_inner_solve_fused_vs_generic(benchmark):
     torch.testing.assert_close(fast.personal, ref.personal, rtol=1e-4, atol=1e-6)
     _record(benchmark, lambda: algo.round(state, 0), ref_s, fast_s, shape="pFedMe K=5, DNN, 20 clients x 40 samples, batch 10",
             unit="s per round (4 minibatches)")
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.01])
+def test_heavy_ball_step_fused_vs_out_of_place(benchmark, monkeypatch, mu):
+    """ota_jammer's local training: the MLP 784-196-10 with momentum 0.5 (FedAvg; FedProx with mu > 0, the
+    proximal term inside the momentum), 50 clients, batch 32: v <- m v + g inside the GEMM and the proximal
+    term added in place vs the former out-of-place update."""
+    clients, steps = 50, 5
+    model = build_model("mlp", in_features=784, hidden=196)
+    g = torch.Generator().manual_seed(0)
+    data = ClientData.from_client_arrays([torch.randn(64, 784, generator=g) for _ in range(clients)],
+                                         [torch.randint(0, 10, (64,), generator=g) for _ in range(clients)])
+    theta = model.init(g, rows=clients)
+    anchor = theta[0] + 0.01 * torch.randn(theta.shape[1], generator=g)
+    plan = step_plan(data.sizes, 32, steps, torch.Generator().manual_seed(2))
+    run = lambda: T.local_sgd(model, theta, data, plan, lr=0.05, momentum=0.5, mu=mu, anchor=anchor)  # noqa: E731
+    fast_s, fast = _best(run)
+    with monkeypatch.context() as m:
+        m.setattr(T, "_momentum_layer_step", T.momentum_layer_step_reference)
+        ref_s, ref = _best(run)
+    torch.testing.assert_close(fast, ref, rtol=1e-5, atol=1e-6)
+    _record(benchmark, run, ref_s / steps, fast_s / steps, shape=f"MLP 784-196-10, momentum 0.5, mu {mu}, {clients} clients, batch 32",
+            unit="s per step")

@@ -145,3 +145,19 @@ def test_bonferroni_level_widens_the_interval_and_can_turn_a_verdict():
     adjusted = direction(reps, level=1 - 0.05 / 6)
     assert plain.verdict == "reproduced" and adjusted.verdict == "inconclusive"
     assert adjusted.interval.low < plain.interval.low and "99.2%" in adjusted.tolerance
+
+
+def test_sign_test_interval_is_clopper_pearson():
+    """The sign test's interval is the exact (Clopper-Pearson) interval of the share of wins, computed with
+    scipy.special's inverse incomplete beta: equal to scipy.stats.beta's quantiles."""
+    import numpy as np
+    from scipy.stats import beta
+
+    from repro.claims import sign_test
+
+    for wins, losses in [(7, 2), (3, 3), (0, 5), (9, 0), (12, 1)]:
+        ev = sign_test(np.array([1.0] * wins + [-1.0] * losses), expect="positive")
+        n = wins + losses
+        low = 0.0 if wins == 0 else beta.ppf(0.025, wins, n - wins + 1)
+        high = 1.0 if wins == n else beta.ppf(0.975, wins + 1, n - wins)
+        assert (ev.interval.low, ev.interval.high) == pytest.approx((low, high), abs=1e-12)

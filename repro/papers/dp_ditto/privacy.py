@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import norm
+from scipy.special import log_ndtr  # log of the standard normal CDF (scipy.stats is slow to import)
 
 from repro.privacy.certify import Certificate
 
@@ -55,7 +55,7 @@ def tight_gaussian_epsilon(z: float, releases: int, delta: float) -> float:
     mu = math.sqrt(int(releases)) / float(z)
 
     def excess(e):
-        return math.exp(norm.logcdf(-e / mu + mu / 2)) - math.exp(e + norm.logcdf(-e / mu - mu / 2)) - float(delta)
+        return math.exp(log_ndtr(-e / mu + mu / 2)) - math.exp(e + log_ndtr(-e / mu - mu / 2)) - float(delta)
 
     if excess(0.0) <= 0:
         return 0.0

@@ -47,6 +47,8 @@ def validate(params: dict) -> None:
 def _settings(params: dict) -> dict:
     s = {k: params[k] for k in TRAIN_KEYS}
     s["sigma_table"] = {m: {str(k): v for k, v in tab.items()} for m, tab in params["sigma_table"].items()}
+    if not params.get("sweep_schedulers", True):  # recorded only when off: the runs that sweep keep their ids
+        s["sweep_schedulers"] = False
     return s
 
 
@@ -54,6 +56,15 @@ def bits_t0(params: dict, cfg: str) -> int:
     """The T0 whose uploads Table III counts: the paper's default T0 if the grid has it, else the largest."""
     grid = [int(t) for t in params["t0_grid"][cfg]]
     return int(params["t0_default"]) if int(params["t0_default"]) in grid else max(grid)
+
+
+def swept_series(settings: dict) -> tuple[str, ...]:
+    """The series the learning-rate sweep scores: every fixed-rate series (``TUNED``), or with ``sweep_schedulers``
+    off only those that train at the swept rate (the PFL baselines; the schedulers' sweep feeds only the tuning
+    table and the tuned comparison reported beside C1/C2)."""
+    from repro.papers.wpfl_minmax.training import TUNED, TUNED_APPLIED
+
+    return TUNED if settings.get("sweep_schedulers", True) else TUNED_APPLIED
 
 
 def group_runs(params: dict, group: str) -> list[RunSpec]:
@@ -164,7 +175,7 @@ def cost_probe(spec: RunSpec, rounds: int):
 
     from repro.costs import Probe, ProbePart
     from repro.algorithms.fedala import START_PHASE_WITHIN_ROUNDS
-    from repro.papers.wpfl_minmax.training import GROUPS, TUNED
+    from repro.papers.wpfl_minmax.training import GROUPS
 
     if spec.task != "train_group":
         return None
@@ -178,7 +189,7 @@ def cost_probe(spec: RunSpec, rounds: int):
         classes.setdefault(_cost_class(s), []).append(s)
     parts = []
     for cls, members in classes.items():
-        tuned = [s for s in members if s in TUNED]
+        tuned = [s for s in members if s in swept_series(st)]
         jobs = len(members) * len(seeds) * len(t0s) + len(tuned) * len(lrs)
         units = len(members) * len(seeds) * sum(per_t0.values()) + len(tuned) * len(lrs) * per_t0[min(t0s)]
 

@@ -127,7 +127,8 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
     from repro.data import DatasetUnavailableError
     from repro.data.errors import unavailable_reason
     from repro.papers.wpfl_minmax.environment import build_environment
-    from repro.papers.wpfl_minmax.training import GROUPS, TUNED, TUNED_APPLIED, run_series
+    from repro.papers.wpfl_minmax.experiments import swept_series
+    from repro.papers.wpfl_minmax.training import GROUPS, TUNED_APPLIED, run_series
     from repro.papers.wpfl_minmax.tuning import tune_learning_rate, validation_accuracy
 
     cfg, group = spec.params["config"], spec.params["group"]
@@ -147,12 +148,12 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
         members = spec.params.get("probe_series") or GROUPS[group]  # a cost probe trains one series only
         if k == 0 and not spec.params.get("probe_series"):
             for series in members:
-                if series in TUNED:
+                if series in swept_series(params):
                     tune = tune_learning_rate(env, series, min(t0s), params["tuning_lrs"], log=ctx.log)
                     out["tuning"][series] = tune
                     if series in TUNED_APPLIED:  # the schedulers keep the paper's fixed rate (C1/C2 are about it)
                         lrs[series] = tune["chosen"]
-            if group == "sched":  # Proposed on the same validation split, for the tuned comparison beside C1/C2
+            if group == "sched" and "S8" in swept_series(params):  # Proposed on the same validation split, for the tuned comparison beside C1/C2
                 out["validation_proposed"] = validation_accuracy(env, "S1", min(t0s))
         block = {"g0": env.g0, "m_bound": env.m_bound, "series": {}}
         for series in members:

@@ -168,3 +168,28 @@ def test_fused_step_equals_autograd_step(name, kw, momentum, prox_in_momentum):
         assert torch.allclose(a[k], b[k], atol=1e-6), k
         if momentum:
             assert torch.allclose(buf_a[k], buf_b[k], atol=1e-6), k
+
+
+@pytest.mark.parametrize("per_row", [False, True])
+@pytest.mark.parametrize("prox_in_momentum", [True, False])
+@pytest.mark.parametrize("with_prox", [True, False])
+def test_fused_heavy_ball_layer_step_equals_out_of_place_form(per_row, prox_in_momentum, with_prox):
+    """The heavy-ball step of one Linear layer (momentum folded into the GEMM, proximal term in place) equals the
+    out-of-place form it replaced, for float and per-row lr / mu, with the proximal term inside or after the momentum."""
+    from repro.engine.train import _momentum_layer_step, momentum_layer_step_reference
+    g = torch.Generator().manual_seed(3)
+    k, b, fin, fout = 4, 6, 7, 5
+    w, bias = torch.randn(k, fout, fin, generator=g), torch.randn(k, fout, generator=g)
+    vw, vb = torch.randn(k, fout, fin, generator=g), torch.randn(k, fout, generator=g)
+    rw, rb = torch.randn(k, fout, fin, generator=g), torch.randn(k, fout, generator=g)
+    dz, act = torch.randn(k, b, fout, generator=g), torch.randn(k, b, fin, generator=g)
+    lr = torch.tensor([0.1, 0.05, 0.2, 0.01]) if per_row else 0.1
+    mu = (torch.tensor([0.0, 0.3, 1.0, 2.0]) if per_row else 0.3) if with_prox else None
+    ref_w, ref_b = (rw, rb) if with_prox else (None, None)
+    fast = [t.clone() for t in (w, bias, vw, vb)]
+    slow = [t.clone() for t in (w, bias, vw, vb)]
+    _momentum_layer_step(*fast, dz, act, ref_w, ref_b, mu, lr, 0.5, prox_in_momentum)
+    momentum_layer_step_reference(*slow, dz, act, ref_w, ref_b, mu, lr, 0.5, prox_in_momentum)
+    for a, c in zip(fast, slow):
+        torch.testing.assert_close(a, c, rtol=1e-6, atol=1e-6)
+    assert not torch.equal(fast[0], w)  # the step moved the weights
