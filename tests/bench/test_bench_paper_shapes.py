@@ -44,6 +44,17 @@ def _record(benchmark, fast_fn, ref_s, fast_s, **info):
     benchmark.extra_info.update({"reference_s": ref_s, "fast_s": fast_s, "speedup": ref_s / fast_s, **info})
 
 
+def _fused_vs_reference(benchmark, monkeypatch, run, part, reference, steps, shape):
+    """Time ``run`` with the engine's fused ``part`` and with ``reference`` patched in its place (same run), check
+    that both give the same numbers, and record the per-step times and their ratio."""
+    fast_s, fast = _best(run)
+    with monkeypatch.context() as m:
+        m.setattr(T, part, reference)
+        ref_s, ref = _best(run)
+    torch.testing.assert_close(fast, ref, rtol=1e-5, atol=1e-6)
+    _record(benchmark, run, ref_s / steps, fast_s / steps, shape=shape, unit="s per step")
+
+
 @pytest.mark.parametrize("model_name,lambdas,steps", [("dnn", 9, 10), ("mlr", 9, 10), ("cnn", 1, 2)])
 def test_ditto_step_fused_pull_vs_out_of_place(benchmark, monkeypatch, model_name, lambdas, steps):
     clients = 20
@@ -56,13 +67,8 @@ def test_ditto_step_fused_pull_vs_out_of_place(benchmark, monkeypatch, model_nam
     rc = torch.arange(rows) % clients
     plan = step_plan(data.sizes, 10, steps, torch.Generator().manual_seed(2))
     run = lambda: T.local_sgd(model, theta, data, plan, lr=0.005, mu=mu, anchor=anchor[0], row_client=rc)  # noqa: E731
-    fast_s, fast = _best(run)
-    with monkeypatch.context() as m:
-        m.setattr(T, "_prox_pull", T.prox_pull_reference)
-        ref_s, ref = _best(run)
-    torch.testing.assert_close(fast, ref, rtol=1e-5, atol=1e-6)
-    _record(benchmark, run, ref_s / steps, fast_s / steps, shape=f"{model_name} x{lambdas} lambdas x{clients} clients, batch 10",
-            unit="s per step")
+    _fused_vs_reference(benchmark, monkeypatch, run, "_prox_pull", T.prox_pull_reference, steps,
+                        f"{model_name} x{lambdas} lambdas x{clients} clients, batch 10")
 
 
 def test_pfedme_inner_solve_fused_vs_generic(benchmark):
@@ -97,10 +103,5 @@ def test_heavy_ball_step_fused_vs_out_of_place(benchmark, monkeypatch, mu):
     anchor = theta[0] + 0.01 * torch.randn(theta.shape[1], generator=g)
     plan = step_plan(data.sizes, 32, steps, torch.Generator().manual_seed(2))
     run = lambda: T.local_sgd(model, theta, data, plan, lr=0.05, momentum=0.5, mu=mu, anchor=anchor)  # noqa: E731
-    fast_s, fast = _best(run)
-    with monkeypatch.context() as m:
-        m.setattr(T, "_momentum_layer_step", T.momentum_layer_step_reference)
-        ref_s, ref = _best(run)
-    torch.testing.assert_close(fast, ref, rtol=1e-5, atol=1e-6)
-    _record(benchmark, run, ref_s / steps, fast_s / steps, shape=f"MLP 784-196-10, momentum 0.5, mu {mu}, {clients} clients, batch 32",
-            unit="s per step")
+    _fused_vs_reference(benchmark, monkeypatch, run, "_momentum_layer_step", T.momentum_layer_step_reference, steps,
+                        f"MLP 784-196-10, momentum 0.5, mu {mu}, {clients} clients, batch 32")
