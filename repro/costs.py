@@ -172,11 +172,13 @@ def _measure_part(slug: str, part: ProbePart, profile: str, device: str, log) ->
 
 
 def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: str, log,
-                cache: dict | None = None, select=None, on_new=None, flops: bool = False) -> RunCost:
+                cache: dict | None = None, select=None, on_new=None, flops: bool = False,
+                probed_only: bool = False) -> RunCost:
     """Cost of one run; ``cache`` (key -> :class:`UnitCost`) shares measurements between runs (and between
     invocations when it was loaded from a store); ``select(key)`` says which parts missing from it to measure;
     ``on_new()`` is called after each new measurement (to store it); ``flops``: also count the FLOPs of the
-    selected parts (two more, untimed executions per part). A run already executed under this
+    selected parts (two more, untimed executions per part); ``probed_only``: a run without probe parts is
+    reported as not measured instead of being timed in full. A run already executed under this
     profile (its result file records its CPU time on this device) is not probed: its record is its cost."""
     cache = {} if cache is None else cache
     recorded = _recorded(slug, spec, profile, device)
@@ -185,6 +187,9 @@ def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: 
         return RunCost(spec.run_id, spec.task, 0, recorded[1], recorded[0], probed=False, recorded=True)
     hook = getattr(registry.module(slug, "experiments"), "cost_probe", None)
     probe = hook(spec, rounds) if hook else None
+    if probe is None and probed_only:
+        return RunCost(spec.run_id, spec.task, 0, 0.0, 0.0, probed=False,
+                       unavailable="not measured: no probe parts (--probed-only)")
     if probe is None:
         wall, cpu, result = _execute(slug, spec, profile, device)
         why = result.get("reason", "unavailable") if ex.is_unavailable(result) else ""
@@ -220,14 +225,14 @@ def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: 
 
 
 def paper_costs(slug: str, profile: str, rounds: int, device: str, log=print, cache: dict | None = None,
-                select=None, on_new=None, flops: bool = False) -> tuple[dict, list, dict]:
+                select=None, on_new=None, flops: bool = False, probed_only: bool = False) -> tuple[dict, list, dict]:
     """(run id -> RunCost, [(figure, its run ids)], key -> UnitCost) for one paper; ``cache``: measurements
     already made (key -> UnitCost), extended in place."""
     figs = ex.figure_specs(slug, profile)
     specs = ex.run_specs(slug, profile)
     costs, cache = {}, ({} if cache is None else cache)
     for rid, spec in sorted(specs.items()):
-        costs[rid] = measure_run(slug, spec, profile, rounds, device, log, cache, select, on_new, flops)
+        costs[rid] = measure_run(slug, spec, profile, rounds, device, log, cache, select, on_new, flops, probed_only)
     per_fig = [(f, f.run_ids) for f in figs]
     for f, rids in per_fig:
         for r in rids:
@@ -429,6 +434,8 @@ def main(argv=None) -> int:
     p.add_argument("--parts", help="regular expression: measure only the parts whose key matches (stored ones are reused)")
     p.add_argument("--remeasure", action="store_true", help="ignore stored measurements")
     p.add_argument("--flops", action="store_true", help="also count FLOPs per part (two more, untimed executions each)")
+    p.add_argument("--probed-only", action="store_true",
+                   help="skip the runs without probe parts (they would be timed in full): listed as not measured")
     p.add_argument("--ledger", action="store_true", help=f"only write {LEDGER}: the CPU seconds recorded by every job "
                    "that was run, per profile (read by `repro figure` to say what a missing run costs)")
     args = p.parse_args(argv)
@@ -458,7 +465,7 @@ def main(argv=None) -> int:
                                     log=lambda m: print(f"[costs] {m}", file=sys.stderr, flush=True), cache=cache,
                                     select=select,  # every measurement is stored at once: an interrupted call resumes
                                     on_new=lambda: save_store(store, args.profile, args.device, args.rounds, stored),
-                                    flops=args.flops)
+                                    flops=args.flops, probed_only=args.probed_only)
     text = cost_markdown(results, args.profile, args.device, args.rounds)
     from repro.results import write_text
 

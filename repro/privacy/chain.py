@@ -48,6 +48,11 @@ class Link:
         return generator_of(self.rng, purpose)
 
 
+def draw_device(generator: torch.Generator, x: torch.Tensor) -> torch.device:
+    """Where to draw ``x``'s random numbers: on the generator's device (a CPU generator with a GPU ``x`` draws
+    on the CPU and the numbers are moved: the same seed gives the same numbers on every device)."""
+    return generator.device if generator.device.type != x.device.type else x.device
+
 def generator_of(rng, purpose: str):
     """The generator of ``purpose``: from a :class:`Link` or a ``RoundRng`` (``.generator(purpose)``), or a
     bare ``torch.Generator`` (returned as is, for every purpose)."""

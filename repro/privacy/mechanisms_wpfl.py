@@ -78,9 +78,10 @@ def dithered_quantize(u, sigma_d: float, generator):
     if sigma_d <= 0:
         raise ValueError(f"sigma_d must be > 0, got {sigma_d}")
     shape = tuple(u.shape)
-    chi3 = torch.randn((3, *shape), generator=generator, dtype=torch.float64).square_().sum(0).sqrt_()
+    # drawn on the generator's device (the CPU), then moved: the same seed gives the same numbers on any device
+    chi3 = torch.randn((3, *shape), generator=generator, dtype=torch.float64).square_().sum(0).sqrt_().to(u.device)
     step = 2 * sigma_d * chi3
-    dither = (torch.rand(shape, generator=generator, dtype=torch.float64) - 0.5) * step
+    dither = (torch.rand(shape, generator=generator, dtype=torch.float64).to(u.device) - 0.5) * step
     codes = torch.round((u.double() + dither) / step).to(torch.int64)
     return codes, step, dither
 

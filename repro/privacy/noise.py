@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from repro.privacy.chain import CHUNK_ELEMENTS, Transform, generator_of, per_client, row_chunks
+from repro.privacy.chain import CHUNK_ELEMENTS, Transform, draw_device, generator_of, per_client, row_chunks
 
 
 def _check_scale(scale, name):
@@ -36,10 +36,11 @@ def add_gaussian(x: torch.Tensor, sigma, generator: torch.Generator, *, row_scal
     out = torch.empty_like(x)
     s_rows = s.flatten().tolist() if isinstance(s, torch.Tensor) else [s] * x.shape[0]
     f_rows = f.flatten().tolist() if isinstance(f, torch.Tensor) else [f] * x.shape[0]
-    flat_buf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=x.device)
+    flat_buf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=draw_device(generator, x))
     for rs, cs in row_chunks(x):
         buf = flat_buf[: (rs.stop - rs.start) * (cs.stop - cs.start)].view(rs.stop - rs.start, cs.stop - cs.start)
         buf.normal_(generator=generator)
+        buf = buf.to(x.device)
         o = out[rs, cs]
         if rs.stop - rs.start == 1:  # one row: scalars, two fused passes in cache
             torch.add(buf.mul_(s_rows[rs.start]), x[rs, cs], alpha=f_rows[rs.start], out=o)
@@ -71,7 +72,7 @@ def add_laplace(x: torch.Tensor, scale, generator: torch.Generator, link=None) -
     """
     b = per_client(scale, x, "scale", link)
     _check_scale(b, "scale")
-    u = torch.rand(x.shape, generator=generator, dtype=x.dtype, device=x.device) - 0.5
+    u = torch.rand(x.shape, generator=generator, dtype=x.dtype, device=generator.device).to(x.device) - 0.5
     lap = -torch.sign(u) * torch.log1p(-2.0 * u.abs())
     return x + lap * b
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import torch
 
-from repro.privacy.chain import CHUNK_ELEMENTS, Transform, generator_of, per_client, row_chunks as _chunks
+from repro.privacy.chain import CHUNK_ELEMENTS, Transform, draw_device, generator_of, per_client, row_chunks as _chunks
 
 
 def _check_bits(bits) -> int:
@@ -97,13 +97,14 @@ def _stochastic(x, range_a, bits, generator, out_dtype):
     inv = (2 ** bits - 1) / (2.0 * a)
     delta = step_size(a, bits)
     out = torch.empty(x.shape, dtype=out_dtype, device=x.device)
-    tbuf, ubuf = (torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=x.device) for _ in range(2))
+    tbuf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=x.device)
+    ubuf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=draw_device(generator, x))
     for rs, cs in _chunks(x):
         shape = (rs.stop - rs.start, cs.stop - cs.start)
         t, u = tbuf[: shape[0] * shape[1]].view(shape), ubuf[: shape[0] * shape[1]].view(shape)
         torch.add(x[rs, cs], _rowparam(a, rs), out=t).mul_(_rowparam(inv, rs)).clamp_(0.0, top)  # clip(x) to [-A, A]
         u.uniform_(generator=generator)
-        t.add_(u).floor_()  # floor(t + u) = floor(t) + Bernoulli(frac t); t <= top, u < 1: stays <= top
+        t.add_(u.to(x.device)).floor_()  # floor(t + u) = floor(t) + Bernoulli(frac t); t <= top, u < 1: stays <= top
         if out_dtype.is_floating_point:
             torch.sub(t.mul_(_rowparam(delta, rs)), _rowparam(a, rs), out=out[rs, cs])
         else:
@@ -128,7 +129,7 @@ def gaussian_dither_steps(shape, sigma: float, generator: torch.Generator, dtype
     if not sigma > 0:
         raise ValueError(f"sigma must be > 0, got {sigma!r}")
     # Gamma(3/2, 1) = chi^2_3 / 2, drawn as half the sum of three squared standard normals
-    z = torch.randn((3, *shape), generator=generator, dtype=dtype, device=device)
+    z = torch.randn((3, *shape), generator=generator, dtype=dtype, device=generator.device).to(device)
     g = z.square_().sum(0).mul_(0.5)
     return g.mul_(2.0).sqrt_().mul_(2.0 * sigma)
 
@@ -146,11 +147,11 @@ def subtractive_dither(x: torch.Tensor, step, generator: torch.Generator, with_i
         raise ValueError(f"expects a stacked [N, P] tensor, got shape {tuple(x.shape)}")
     k_out = torch.empty(x.shape, dtype=torch.int64, device=x.device) if with_indices else None
     rec = torch.empty_like(x)
-    ubuf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=x.device)
+    ubuf = torch.empty(CHUNK_ELEMENTS, dtype=x.dtype, device=draw_device(generator, x))
     for rs, cs in _chunks(x):
         sc = s[rs, cs] if coord else _rowparam(s, rs)
         shape = (rs.stop - rs.start, cs.stop - cs.start)
-        u = ubuf[: shape[0] * shape[1]].view(shape).uniform_(generator=generator)
+        u = ubuf[: shape[0] * shape[1]].view(shape).uniform_(generator=generator).to(x.device)
         u = u.sub_(0.5).mul_(sc)  # U ~ U(-step/2, step/2)
         k = torch.add(x[rs, cs], u).div_(sc).round_()
         if with_indices:

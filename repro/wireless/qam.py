@@ -109,6 +109,6 @@ def flip_bits(codes: torch.Tensor, ber, bits: int, rng: np.random.Generator) -> 
     out = codes.clone()
     if len(r):
         flat = out.view(-1)
-        idx = torch.from_numpy(pos + r * dim)
-        flat[idx] = flat[idx] ^ torch.from_numpy(mask).to(out.dtype)
+        idx = torch.from_numpy(pos + r * dim).to(out.device)
+        flat[idx] = flat[idx] ^ torch.from_numpy(mask).to(out.device, out.dtype)
     return out, n_err

@@ -141,3 +141,14 @@ def test_a_run_with_unmeasured_parts_is_a_lower_bound_and_says_so(monkeypatch):
     assert rc.cpu_s == pytest.approx(10.0) and not rc.unavailable and "not selected" in rc.partly
     row = costs._row("x", "f", [rc])
     assert "1 partly measured, lower bound" in row and "0.0028" in row
+
+
+def test_probed_only_lists_a_run_without_probe_parts_as_not_measured_instead_of_timing_it(monkeypatch):
+    spec = ex.RunSpec("ota_jammer", "closed_form", {}, 0)
+    calls = []
+    monkeypatch.setattr(costs, "_execute", lambda *a: calls.append(a) or (1.0, 3.0, {"status": "ok"}))
+    monkeypatch.setattr(otx, "cost_probe", lambda spec, rounds: None)
+    skipped = costs.measure_run("ota_jammer", spec, "smoke", 1, "cuda", lambda m: None, {}, probed_only=True)
+    assert calls == [] and skipped.cpu_s == 0 and "--probed-only" in skipped.unavailable
+    timed = costs.measure_run("ota_jammer", spec, "smoke", 1, "cuda", lambda m: None, {})
+    assert len(calls) == 1 and timed.cpu_s == 3.0 and not timed.unavailable

@@ -87,8 +87,8 @@ def estimate_constants(model, train, theta0: torch.Tensor, lam: float, lr: float
         gsq_glob.append(float(g.mean(0).pow(2).sum()))
         gn_sq.append(float(g.pow(2).sum(1).mean()))
         lloss, lg = full_gradients(model, st.personal[0].double(), train)
-        f_loc.append(lloss.numpy())
-        gsq_loc.append(lg.pow(2).sum(1).numpy())
+        f_loc.append(lloss.cpu().numpy())
+        gsq_loc.append(lg.pow(2).sum(1).cpu().numpy())
 
     record(state)
     omega0 = state.global_params.clone()

@@ -198,7 +198,7 @@ def make_algorithm(task: str, p: dict, model, train, streams, sigma):
 def attention_summary(algo, state, label_sets: list[frozenset]) -> dict:
     """FedAMP's message passing, averaged over the aggregations: mean self-weight xi_ii, and the weight a
     client gives to peers holding the same label set vs the others (summed over peers, averaged over clients)."""
-    xi = algo.mean_attention(state).numpy()
+    xi = algo.mean_attention(state).cpu().numpy()
     n = len(label_sets)
     same = np.array([[label_sets[i] == label_sets[j] and i != j for j in range(n)] for i in range(n)])
     other = ~same & ~np.eye(n, dtype=bool)

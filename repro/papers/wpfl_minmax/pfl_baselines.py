@@ -112,8 +112,8 @@ def _apple(setup, link: RoundLink, total_rounds: int):
             ber = link.dl_ber[S.cpu().numpy()].repeat(N)  # receiver of row k*N + j is S[k]
             r, pos, mask, _ = bit_error_pattern(K * N, base.shape[1], ber, link.bits, link.streams.numpy("bitflip_dl", key=t))
             if len(r):
-                rows, p = torch.from_numpy(r), torch.from_numpy(pos)
-                codes = codec.encode(base[rows % N, p].unsqueeze(0), link.clip, link.bits)[0].to(torch.int64) ^ torch.from_numpy(mask)
+                rows, p = torch.from_numpy(r).to(base.device), torch.from_numpy(pos).to(base.device)
+                codes = codec.encode(base[rows % N, p].unsqueeze(0), link.clip, link.bits)[0].to(torch.int64) ^ torch.from_numpy(mask).to(base.device)
                 D.view(K * N, -1)[rows, p] = codec.decode(codes.unsqueeze(0), link.clip, link.bits, D.dtype)[0]
             D[torch.arange(K, device=D.device), S] = cores[S]  # own core clean
             return D

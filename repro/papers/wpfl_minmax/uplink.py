@@ -83,7 +83,7 @@ def transmit_uplink(u: torch.Tensor, mechanism: str, sigma: float, clip: float, 
     ber = np.asarray(ber, dtype=np.float64)
     if mechanism == "dither":
         return _dithered_uplink(u, sigma, clip, ber, noise_gen, flip_rng, stats)
-    x = u + sigma * torch.randn(u.shape, generator=noise_gen, dtype=u.dtype) if sigma > 0 else u
+    x = u + sigma * torch.randn(u.shape, generator=noise_gen, dtype=u.dtype).to(u.device) if sigma > 0 else u
     if mechanism == "perfect":  # no quantization, no channel errors
         return x
     amp = clip + 3 * sigma  # (6): A_L = C + 3 sigma (A = C without DP)
@@ -104,12 +104,12 @@ def _dithered_uplink(u, sigma, clip, ber, gen, flip_rng, stats):
     if stats is not None:
         stats.add(codec.signed_code_bits(k), raw)
     if ber.any():
-        e = torch.from_numpy(ber).double().unsqueeze(1)
+        e = torch.from_numpy(ber).double().unsqueeze(1).to(k.device)
         p_el = 1 - (1 - e) ** raw  # (14) with the element's own word length
         g = torch.Generator().manual_seed(int(flip_rng.integers(2**62)))
-        err = torch.rand(k.shape, generator=g, dtype=torch.float64) < p_el
+        err = torch.rand(k.shape, generator=g, dtype=torch.float64).to(k.device) < p_el
         if err.any():
-            which = torch.floor(torch.rand(k.shape, generator=g, dtype=torch.float64) * raw).to(torch.int64)
+            which = torch.floor(torch.rand(k.shape, generator=g, dtype=torch.float64).to(k.device) * raw).to(torch.int64)
             sign_flip = err & (which == raw.to(torch.int64) - 1)
             mag_flip = err & ~sign_flip
             k = torch.where(sign_flip, -k, k)
@@ -134,9 +134,9 @@ def corrupt_copies(copies: torch.Tensor, model: torch.Tensor, clip: float, bits:
     +-C) through a link of BER ``ber[r]``; only the erroneous words are re-decoded (sparse)."""
     r, pos, mask, _ = bit_error_pattern(copies.shape[0], copies.shape[1], ber, bits, rng)
     if len(r):
-        p = torch.from_numpy(pos)
-        codes = codec.encode(model[p].unsqueeze(0), clip, bits)[0].to(torch.int64) ^ torch.from_numpy(mask)
-        copies[torch.from_numpy(r), p] = codec.decode(codes.unsqueeze(0), clip, bits, copies.dtype)[0]
+        p = torch.from_numpy(pos).to(model.device)
+        codes = codec.encode(model[p].unsqueeze(0), clip, bits)[0].to(torch.int64) ^ torch.from_numpy(mask).to(model.device)
+        copies[torch.from_numpy(r).to(copies.device), p] = codec.decode(codes.unsqueeze(0), clip, bits, copies.dtype)[0]
     return r, pos, mask
 
 

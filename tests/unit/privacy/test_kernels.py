@@ -136,3 +136,23 @@ def test_fused_kernels_equal_their_compositions():
     y = torch.randn(300, 50, generator=torch.Generator().manual_seed(3))
     z = quantize_uniform(y, torch.linspace(0.5, 2.0, 300), 5)
     assert torch.equal(z[7], quantize_uniform(y[7:8], float(torch.linspace(0.5, 2.0, 300)[7]), 5)[0])
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplace", "stochastic", "dither", "dither_steps", "wpfl_dither"])
+def test_kernels_draw_on_the_generators_device_and_return_on_the_inputs(kernel):
+    """A CPU generator with tensors on another device (here 'meta', which refuses to mix with CPU tensors as CUDA
+    does): the random numbers are drawn on the CPU and moved, so a GPU run draws the same numbers as a CPU run."""
+    from repro.privacy import noise, quantize
+    from repro.privacy.mechanisms_wpfl import dithered_quantize
+
+    x = torch.zeros(3, 700, device="meta")
+    g = torch.Generator().manual_seed(0)
+    out = {"gaussian": lambda: noise.add_gaussian(x, 0.5, g),
+           "laplace": lambda: noise.add_laplace(x, 0.5, g),
+           "stochastic": lambda: quantize.quantize_stochastic(x, 1.0, 4, g),
+           "dither": lambda: quantize.subtractive_dither(x, 0.1, g)[1],
+           "dither_steps": lambda: quantize.gaussian_dither_steps((3, 700), 0.5, g, device="meta"),
+           "wpfl_dither": lambda: dithered_quantize(x, 0.5, g)[0]}[kernel]()
+    assert out.device.type == "meta" and out.shape == (3, 700)
+    with pytest.raises(RuntimeError):  # the premise: 'meta' does not mix with CPU tensors
+        torch.zeros(3) + torch.zeros(3, device="meta")
