@@ -6,8 +6,9 @@ reduced (quick) profile's verdict, always with the scale it came from (judging r
 A claim's verdict of record is
 
 * its ``paper`` verdict when the paper profile judged it (any verdict but ``not_evaluated``): scale ``paper``;
-* else its ``quick`` verdict when the quick profile judged it: scale ``quick``; such a verdict stands only
-  because no paper-scale run contradicts it, and the reports say so;
+* else its ``quick`` verdict when the quick profile judged it and the paper profile's runs for it were not made
+  (a paper-scale ``not_evaluated`` for another reason, e.g. an unstated constant, stands): scale ``quick``; such a
+  verdict stands only because no paper-scale run contradicts it, and the reports say so;
 * else ``not_evaluated``, with the paper profile's reason where it says why the paper's experiment could not
   be judged, and the quick one's where the paper profile only says its runs were not made.
 
@@ -61,16 +62,18 @@ def records(slug: str, quick: list[dict] | None = None, paper: list[dict] | None
     q = {c["id"]: c for c in quick or []}
     p = {c["id"]: c for c in paper or []}
     out = []
+    from repro.claims import not_evaluated_category
+
     for cid in list(q) + [k for k in p if k not in q]:
         qc, pc = q.get(cid), p.get(cid)
+        # the paper's experiment made but not judgeable (an unstated constant, a band out of reach, ...) stands:
+        # a reduced profile's verdict fills in only where the paper-scale runs were not made
+        paper_not_run = pc is None or not_evaluated_category(pc.get("reason", "")) in ("not_run", "other")
         if pc is not None and pc["verdict"] != "not_evaluated":
             verdict, scale, claim = pc["verdict"], "paper", pc
-        elif qc is not None and qc["verdict"] != "not_evaluated":
+        elif qc is not None and qc["verdict"] != "not_evaluated" and paper_not_run:
             verdict, scale, claim = qc["verdict"], "quick", qc
         else:  # not evaluated: the paper profile's reason, unless it only says the paper's runs were not made
-            from repro.claims import not_evaluated_category
-
-            paper_not_run = pc is None or not_evaluated_category(pc.get("reason", "")) in ("not_run", "other")
             verdict, scale, claim = "not_evaluated", "-", (qc if qc is not None and paper_not_run else pc or qc)
         out.append(Record(slug, cid, verdict, scale, qc["verdict"] if qc else None, pc["verdict"] if pc else None, claim))
     return out

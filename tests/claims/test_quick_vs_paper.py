@@ -28,3 +28,15 @@ def test_verdict_of_record_prefers_the_paper_scale_and_flags_contradictions():
     assert (recs["C4"].verdict, recs["C4"].scale) == ("not_evaluated", "-")
     c = record.counts(list(recs.values()))
     assert c["not_reproduced"] == 1 and c["not_reproduced@paper"] == 1 and c["inconclusive@quick"] == 1
+
+
+def test_a_paper_scale_not_evaluated_for_a_reason_of_its_own_is_not_replaced_by_the_quick_verdict():
+    """Only a paper profile that did not make the runs lets the quick verdict stand; an unstated constant or a band
+    out of reach at paper scale is the verdict of record."""
+    quick = [{"id": "C1", "verdict": "not_reproduced"}, {"id": "C2", "verdict": "not_reproduced"}]
+    paper = [{"id": "C1", "verdict": "not_evaluated", "reason": "depends on an unstated constant: tau = 100 vs tau = 1"},
+             {"id": "C2", "verdict": "not_evaluated", "reason": "not run at this scale: fig3 was not regenerated"}]
+    recs = {r.id: r for r in record.records("toy", quick, paper)}
+    assert (recs["C1"].verdict, recs["C1"].scale) == ("not_evaluated", "-")
+    assert recs["C1"].claim["reason"].startswith("depends on an unstated constant")
+    assert (recs["C2"].verdict, recs["C2"].scale) == ("not_reproduced", "quick")

@@ -25,7 +25,8 @@ STYLE = {"S1": ("tab:red", "o"), "S2": ("tab:blue", "s"), "S3": ("tab:green", "^
          "S15": ("tab:pink", "<")}
 FIG_SERIES = {"fig2": ["S1", "S2", "S3", "S4", "S5", "S6"], "fig3": ["S1", "S7", "S8", "S9", "S10"],
               "fig4": ["S1", "S7", "S8", "S9", "S10"], "fig5": ["S1", "S11", "S12", "S13", "S14"],
-              "fig6": ["S1", "S11", "S12", "S13", "S14", "S15"], "fig7": ["S1", "S11", "S12", "S13", "S14", "S15"]}
+              "fig6": ["S1", "S11", "S12", "S13", "S14", "S15"], "fig7": ["S1", "S11", "S12", "S13", "S14", "S15"],
+              "literal_tau": ["S1", "S7", "S8", "S9", "S10"]}
 SERIES_GROUP = {"S1": "proposed", **{s: "mech" for s in ("S2", "S3", "S4", "S5", "S6")},
                 **{s: "sched" for s in ("S7", "S8", "S9", "S10")}, **{s: "pfl" for s in ("S11", "S12", "S13", "S14", "S15")}}
 LETTERS = "abcdefghijklmnop"
@@ -115,9 +116,9 @@ def _seeds(ax, xs, per_x, colour, marker, label, dashed=False, offset=0.0):
         ax.plot(np.full(len(v), xi), v, ".", color=colour, ms=3, alpha=0.6)
 
 
-def _vs_t0(fig, results, ctx, metrics):
+def _vs_t0(fig, results, ctx, metrics, configs=None):
     runs = Runs(fig, results, ctx.params)
-    configs = ctx.params["configs"]
+    configs = ctx.params["configs"] if configs is None else configs
     series = FIG_SERIES[fig.fig_id]
     f, axes = subplots(len(metrics), len(configs), width=3.7, height=3.0)
     rows = []
@@ -179,6 +180,21 @@ def _accuracy_vs_t0(fig, results, ctx) -> Rendered:
 
 def _fairness_vs_t0(fig, results, ctx) -> Rendered:
     return _vs_t0(fig, results, ctx, [("jain", "Jain's index (PL train loss)"), ("max_test_loss", "max PL test loss")])
+
+
+def _literal_tau(fig, results, ctx) -> Rendered:
+    """Figs. 3-4 (DNN, MLR) at ``literal_tau`` local steps per round: accuracy, Jain's index, max test loss."""
+    configs = [c for c in ctx.params["configs"] if any(r.params.get("config") == c for r in fig.runs)]
+    if not configs:
+        f, axes = subplots(1, 1)
+        mark_unavailable(axes[0, 0], "not run in this profile (literal_tau: null): the reading check of Figs. 3-4 "
+                                     "runs at paper scale")
+        suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile)
+        return Rendered(tidy_frame([]), f)
+    tau = ctx.params["literal_tau"]
+    return _vs_t0(fig, results, ctx, [("accuracy", f"PL test accuracy (tau = {tau})"),
+                                          ("jain", f"Jain's index (tau = {tau})"),
+                                          ("max_test_loss", f"max PL test loss (tau = {tau})")], configs=configs)
 
 
 def _fig5(fig, results, ctx):
@@ -623,7 +639,7 @@ def _fig1(fig, results, ctx):
 
 
 #: figure id -> renderer (fig, results, ctx) -> Rendered
-RENDERERS = {"fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "privacy": _privacy,
+RENDERERS = {"literal_tau": _literal_tau, "fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "privacy": _privacy,
              "fig2": _accuracy_vs_t0, "fig3": _accuracy_vs_t0, "fig6": _accuracy_vs_t0, "fig4": _fairness_vs_t0,
              "fig7": _fairness_vs_t0, "fig5": _fig5, "channel": _channel, "p7": _p7, "tuning": _tuning,
              "regime": _regime}

@@ -67,3 +67,47 @@ def test_theorem1_one_release_delta_is_q():
         delta = float(part["reason"].split("delta = ")[1].split(" ")[0])
         assert abs(delta - p["sampling_rate_q"]) / p["sampling_rate_q"] < 0.01
     assert C.theorem1_delta_one_release({}, {**p, "sampling_rate_q": 1e-6}).verdict == "reproduced"
+
+
+def _sched_rows(figure, gain, seeds=(0, 1, 2), t0s=(5, 10, 15, 20)):
+    """Fig. 3 accuracy rows: Proposed at 0.6 + gain, every scheduler at 0.6 (a little seed and T0 jitter)."""
+    rows = []
+    for k in seeds:
+        for t in t0s:
+            for cfg in ("dnn_mnist", "mlr_mnist"):
+                jit = 0.001 * k + 0.0001 * t
+                rows.append(dict(figure=figure, panel=cfg, series="Proposed", x=t, metric="accuracy", value=0.6 + gain + jit,
+                                 seed=k, run_id=""))
+                for j, s in enumerate(C.SCHEDULERS):
+                    rows.append(dict(figure=figure, panel=cfg, series=s, x=t, metric="accuracy", value=0.6 + jit - 0.0003 * j,
+                                     seed=k, run_id=""))
+    return pd.DataFrame(rows)
+
+
+def test_scheduling_claims_keep_a_verdict_only_where_both_readings_of_tau_give_it():
+    """Judging rule 4 for the local steps per round: C3 judged at the package's tau (Fig. 3) and at tau = 1 (the
+    literal_tau figure); opposite verdicts make it 'depends on an unstated constant', agreeing ones stand."""
+    params = {"local_steps": 100, "literal_tau": 1}
+    spec = C.CLAIMS["C3"]
+    win, lose = _sched_rows("fig3", 0.05), _sched_rows("fig3", -0.05)
+    alone = spec.evaluate({"fig3": win}, params)
+    assert alone.verdict == "reproduced" and "not regenerated" in alone.details["literal_reading"]
+    same = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau", 0.04)}, params)
+    assert same.verdict == "reproduced" and same.details["literal_reading"]["verdict"] == "reproduced"
+    split = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau", -0.04)}, params)
+    assert split.verdict == "not_evaluated" and split.reason.startswith("depends on an unstated constant")
+    assert "tau = 100 (the package's reading): reproduced" in split.reason and "tau = 1" in split.reason
+    both_fail = spec.evaluate({"fig3": lose, "literal_tau": _sched_rows("literal_tau", -0.04)}, params)
+    assert both_fail.verdict == "not_reproduced"
+
+
+def test_reading_counterfactuals_edit_both_readings():
+    """C3's refuting counterfactual must turn the verdict at both readings, or it could not fail."""
+    params = {"local_steps": 100, "literal_tau": 1}
+    spec = C.CLAIMS["C3"]
+    tables = {"fig3": _sched_rows("fig3", 0.05), "literal_tau": _sched_rows("literal_tau", 0.05)}
+    t2, p2 = spec.refute(tables, params)
+    assert spec.evaluate(t2, p2).verdict == "not_reproduced"
+    assert set(t2["literal_tau"]["figure"]) == {"literal_tau"}
+    t3, p3 = spec.support(t2, p2)
+    assert spec.evaluate(t3, p3).verdict == "reproduced"
