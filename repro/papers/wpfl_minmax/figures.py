@@ -119,12 +119,14 @@ def _seeds(ax, xs, per_x, colour, marker, label, dashed=False, offset=0.0):
 def _vs_t0(fig, results, ctx, metrics, configs=None):
     runs = Runs(fig, results, ctx.params)
     configs = ctx.params["configs"] if configs is None else configs
-    series = FIG_SERIES[fig.fig_id]
+    # a metric row may bring its own series and CSV figure tag: (metric, ylabel[, series, tag])
+    rows_spec = [(m[0], m[1], m[2] if len(m) > 2 else FIG_SERIES[fig.fig_id], m[3] if len(m) > 3 else fig.fig_id)
+                 for m in metrics]
     f, axes = subplots(len(metrics), len(configs), width=3.7, height=3.0)
     rows = []
     for ci, cfg in enumerate(configs):
         avail = runs.data.get(cfg, {})
-        for mi, (metric, ylabel) in enumerate(metrics):
+        for mi, (metric, ylabel, series, tag) in enumerate(rows_spec):
             ax = axes[mi, ci]
             idx = ci * len(metrics) + mi
             ax.set_title(f"({LETTERS[idx]}) {CONFIG_LABELS[cfg]}", fontsize=9)
@@ -153,10 +155,10 @@ def _vs_t0(fig, results, ctx, metrics, configs=None):
                 for t in t0s:
                     for summ, rid, seed in avail[s][t]:
                         v = summ.get(metric)
-                        rows.append(dict(figure=fig.fig_id, panel=cfg, series=LABELS[s], x=t, metric=metric,
+                        rows.append(dict(figure=tag, panel=cfg, series=LABELS[s], x=t, metric=metric,
                                          value=np.nan if v is None else v, seed=seed, run_id=rid))
                         if metric == "accuracy" and summ.get("global_accuracy") is not None:  # the FL model (CSV only)
-                            rows.append(dict(figure=fig.fig_id, panel=cfg, series=LABELS[s], x=t, metric="global_accuracy",
+                            rows.append(dict(figure=tag, panel=cfg, series=LABELS[s], x=t, metric="global_accuracy",
                                              value=summ["global_accuracy"], seed=seed, run_id=rid))
             absent = [s for s in series if s not in avail]
             if not drawn:
@@ -182,8 +184,13 @@ def _fairness_vs_t0(fig, results, ctx) -> Rendered:
     return _vs_t0(fig, results, ctx, [("jain", "Jain's index (PL train loss)"), ("max_test_loss", "max PL test loss")])
 
 
+#: the ``figure`` value of the literal_tau CSV's rows per figure they repeat at tau = literal_tau (claims split on it)
+LITERAL_TAGS = {f: f"literal_tau:{f}" for f in ("fig2", "fig3", "fig4")}
+
+
 def _literal_tau(fig, results, ctx) -> Rendered:
-    """Figs. 3-4 (DNN, MLR) at ``literal_tau`` local steps per round: accuracy, Jain's index, max test loss."""
+    """Figs. 2-4 (DNN, MLR) at ``literal_tau`` local steps per round: accuracy under the DP mechanisms and under the
+    schedulers, Jain's index, max test loss."""
     configs = [c for c in ctx.params["configs"] if any(r.params.get("config") == c for r in fig.runs)]
     if not configs:
         f, axes = subplots(1, 1)
@@ -191,10 +198,13 @@ def _literal_tau(fig, results, ctx) -> Rendered:
                                      "runs at paper scale")
         suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile)
         return Rendered(tidy_frame([]), f)
-    tau = ctx.params["literal_tau"]
-    return _vs_t0(fig, results, ctx, [("accuracy", f"PL test accuracy (tau = {tau})"),
-                                          ("jain", f"Jain's index (tau = {tau})"),
-                                          ("max_test_loss", f"max PL test loss (tau = {tau})")], configs=configs)
+    tau, sched = ctx.params["literal_tau"], FIG_SERIES["fig3"]
+    # CSV rows tagged with the figure they stand in for (Proposed's accuracy is in Fig. 2's rows and in Fig. 3's)
+    return _vs_t0(fig, results, ctx, [("accuracy", f"PL accuracy, DP mechanisms (tau = {tau})", FIG_SERIES["fig2"], LITERAL_TAGS["fig2"]),
+                                      ("accuracy", f"PL accuracy, schedulers (tau = {tau})", sched, LITERAL_TAGS["fig3"]),
+                                      ("jain", f"Jain's index (tau = {tau})", sched, LITERAL_TAGS["fig4"]),
+                                      ("max_test_loss", f"max PL test loss (tau = {tau})", sched, LITERAL_TAGS["fig4"])],
+                  configs=configs)
 
 
 def _fig5(fig, results, ctx):

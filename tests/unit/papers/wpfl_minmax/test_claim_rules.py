@@ -92,12 +92,12 @@ def test_scheduling_claims_keep_a_verdict_only_where_both_readings_of_tau_give_i
     win, lose = _sched_rows("fig3", 0.05), _sched_rows("fig3", -0.05)
     alone = spec.evaluate({"fig3": win}, params)
     assert alone.verdict == "reproduced" and "not regenerated" in alone.details["literal_reading"]
-    same = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau", 0.04)}, params)
+    same = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau:fig3", 0.04)}, params)
     assert same.verdict == "reproduced" and same.details["literal_reading"]["verdict"] == "reproduced"
-    split = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau", -0.04)}, params)
+    split = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau:fig3", -0.04)}, params)
     assert split.verdict == "not_evaluated" and split.reason.startswith("depends on an unstated constant")
     assert "tau = 100 (the package's reading): reproduced" in split.reason and "tau = 1" in split.reason
-    both_fail = spec.evaluate({"fig3": lose, "literal_tau": _sched_rows("literal_tau", -0.04)}, params)
+    both_fail = spec.evaluate({"fig3": lose, "literal_tau": _sched_rows("literal_tau:fig3", -0.04)}, params)
     assert both_fail.verdict == "not_reproduced"
 
 
@@ -105,9 +105,9 @@ def test_reading_counterfactuals_edit_both_readings():
     """C3's refuting counterfactual must turn the verdict at both readings, or it could not fail."""
     params = {"local_steps": 100, "literal_tau": 1}
     spec = C.CLAIMS["C3"]
-    tables = {"fig3": _sched_rows("fig3", 0.05), "literal_tau": _sched_rows("literal_tau", 0.05)}
+    tables = {"fig3": _sched_rows("fig3", 0.05), "literal_tau": _sched_rows("literal_tau:fig3", 0.05)}
     t2, p2 = spec.refute(tables, params)
     assert spec.evaluate(t2, p2).verdict == "not_reproduced"
-    assert set(t2["literal_tau"]["figure"]) == {"literal_tau"}
+    assert set(t2["literal_tau"]["figure"]) == {"literal_tau:fig3"}
     t3, p3 = spec.support(t2, p2)
     assert spec.evaluate(t3, p3).verdict == "reproduced"
