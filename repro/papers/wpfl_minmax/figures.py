@@ -171,7 +171,7 @@ def _vs_t0(fig, results, ctx, metrics, configs=None):
             if metric == "max_test_loss":
                 ax.set_yscale("log")
     spread = ("seed mean, 95 % t-interval; max test loss: every seed and their geometric mean"
-              if any(m == "max_test_loss" for m, _ in metrics) else "seed mean, 95 % t-interval")
+              if any(m == "max_test_loss" for m, *_ in metrics) else "seed mean, 95 % t-interval")
     suptitle(f, f"{fig.paper_ref}: {fig.title} ({spread})", ctx.profile, PRIVACY_NOTE)
     return Rendered(tidy_frame(rows), f)
 
