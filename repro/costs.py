@@ -123,6 +123,7 @@ def _execute(slug: str, spec: ex.RunSpec, profile: str, device: str) -> tuple[fl
     import torch
 
     fn = ex.tasks(slug)[spec.task].resolve()
+    ex.prepare_device(device)
     ctx = ex.RunContext(profile=profile, run_id=spec.run_id, device=device, threads=torch.get_num_threads(),
                         log=lambda m: None)
     t0, c0 = time.perf_counter(), time.process_time()

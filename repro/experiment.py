@@ -143,6 +143,15 @@ class FigureSpec:
         return sorted({j.run_id for j in self.job_specs})
 
 
+def prepare_device(device: str) -> None:
+    """Full float32 arithmetic on a CUDA device: cuDNN's convolutions would otherwise run in TF32 (10-bit mantissa)
+    on Ampere and later GPUs, and a run would not give the CPU's numbers to float tolerance (the GPU check)."""
+    if str(device).startswith("cuda"):
+        import torch
+
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
+
 @dataclass
 class RunContext:
     """What a run gets besides its spec: device, threads, progress reporting."""

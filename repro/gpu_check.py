@@ -79,6 +79,7 @@ def execute(slug: str, spec: ex.RunSpec, profile: str, device: str) -> tuple[flo
     import torch
 
     fn = ex.tasks(slug)[spec.task].resolve()
+    ex.prepare_device(device)
     ctx = ex.RunContext(profile=profile, run_id=spec.run_id, device=device, threads=torch.get_num_threads(), log=lambda m: None)
     on_gpu = device.startswith("cuda")
     t0 = time.perf_counter() if on_gpu else time.process_time()
@@ -173,7 +174,9 @@ def compare(reference: dict, profile: str, device: str, budget: float, parts: st
         rows.append({"part": name, "status": status,
                      "cpu_s": ref["seconds"], "device_s": seconds, "speedup": ref["seconds"] / seconds if seconds > 0 else float("inf"),
                      "numbers": len(common), "max_abs_diff": diff, "max_rel_diff": rel})
-        log(f"[gpu_check] {name}: {seconds:.2f} s on {device} (CPU {ref['seconds']:.2f} s), max |diff| {diff:.3g}")
+        worst = max(common, key=lambda k: abs(got[k] - want[k]) / max(abs(want[k]), 1.0), default="")
+        log(f"[gpu_check] {name}: {seconds:.2f} s on {device} (CPU {ref['seconds']:.2f} s), max |diff| {diff:.3g}"
+            + (f"; largest relative at {worst}: {got[worst]!r} vs {want[worst]!r}" if worst else ""))
     return list(rows)
 
 

@@ -58,6 +58,7 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
             return out
         spec = specs[run_id]
         set_threads(threads)
+        ex.prepare_device(device)
         if force:
             _remove_parts(out)
         ctx = ex.RunContext(profile=profile, run_id=run_id, device=device, threads=threads, log=log,

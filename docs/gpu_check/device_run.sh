@@ -20,12 +20,13 @@ export REPRO_DATA_MIRROR=${REPRO_DATA_MIRROR:-$PWD/.gpu/datasets}
   python3 -c "import torch, sys; print('python', sys.version.split()[0], 'torch', torch.__version__, torch.cuda.get_device_name() if torch.cuda.is_available() else 'no CUDA')"
 } 2>&1 | tee "$OUT/device.txt"
 for d in mnist fashion_mnist; do python3 -m repro data fetch "$d" 2>&1 | tail -n 2; done
+# ota_jammer's training runs on the CPU whatever --device says (numpy channel draws per client): left out by default
 python3 -m repro.gpu_check compare --reference docs/gpu_check/cpu_reference.json --device "${DEVICE:-cuda}" \
-  --budget "${COMPARE_BUDGET:-200}" --out "$OUT/cuda.md" > "$OUT/compare.log" 2>&1
+  --papers ${PAPERS:-dp_ditto wpfl_minmax} ${PARTS:+--parts "$PARTS"} --budget "${COMPARE_BUDGET:-200}" --out "$OUT/cuda.md" > "$OUT/compare.log" 2>&1
 echo "compare exit $?"
 tail -n 5 "$OUT/compare.log"
 if [ "${COSTS_TIMEOUT:-0}" -gt 0 ]; then
-  timeout "$COSTS_TIMEOUT" python3 -m repro.costs --profile paper --device "${DEVICE:-cuda}" --papers dp_ditto wpfl_minmax \
+  timeout "$COSTS_TIMEOUT" python3 -m repro.costs --profile paper --device "${DEVICE:-cuda}" --papers ${COST_PAPERS:-dp_ditto wpfl_minmax} \
     --probed-only --out "$OUT/costs_gpu.md" > "$OUT/costs.log" 2>&1
   echo "costs exit $?"
 fi

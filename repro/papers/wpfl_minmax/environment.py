@@ -134,9 +134,9 @@ def full_local_gradients(model, theta: torch.Tensor, data) -> torch.Tensor:
     total = None
     chunk = 256
     for start in range(0, data.max_size, chunk):
-        pos = torch.arange(start, min(start + chunk, data.max_size)).unsqueeze(0).expand(n, -1)
+        pos = torch.arange(start, min(start + chunk, data.max_size), device=sizes.device).unsqueeze(0).expand(n, -1)
         mask = pos < sizes.unsqueeze(1)
-        xb, yb = data.gather(torch.arange(n), torch.where(mask, pos, 0))
+        xb, yb = data.gather(torch.arange(n, device=sizes.device), torch.where(mask, pos, 0))
         cnt = mask.sum(1).clamp(min=1).double()  # chunk mean -> sum over the chunk's samples
         g, _ = batch_grad(model, theta.unsqueeze(0).expand(n, -1).contiguous(), xb, yb, mask)
         g = g.double() * cnt.unsqueeze(1) * (mask.sum(1) > 0).unsqueeze(1)

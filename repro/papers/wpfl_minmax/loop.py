@@ -93,6 +93,7 @@ class ClientLog:
 
 
 def _r(a, digits: int = 6):
+    a = a.detach().cpu() if isinstance(a, torch.Tensor) else a
     return [None if not np.isfinite(v) else float(f"{v:.{digits}g}") for v in np.asarray(a, dtype=float).ravel()]
 
 

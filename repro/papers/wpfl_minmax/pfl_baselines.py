@@ -42,7 +42,7 @@ class WirelessPFLSetup(FLSetup):
     radio: "RoundLink" = None
 
     def plan(self, t):
-        return step_plan_of(self.env, t)
+        return step_plan_of(self.env, t).to(self.env.train.device)
 
     def aggregate(self, received, senders):
         m = self.radio.scheduled.to(senders.device)[senders]

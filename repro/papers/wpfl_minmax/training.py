@@ -109,15 +109,17 @@ def run_wpfl(env: Environment, spec: Series, t0: int, *, lr: float | None, eval_
         faulty = quantized and not spec.error_free
         dl_ber = r.dl.ber if faulty else np.zeros(n)
         recv, dl_err = downlink(omega_g, clip, bits, dl_ber, streams.numpy("bitflip_dl", key=t), quantize=quantized)
-        sel = torch.as_tensor(clients, dtype=torch.int64)
+        dev = pl.device
+        sel = torch.as_tensor(clients, dtype=torch.int64, device=dev)
         # one batched call: rows 0..k-1 = (20a) of the scheduled clients from their received global model;
         # rows k.. = (20b) of every client, anchored at its received global model
-        lam_t = torch.as_tensor(lam, dtype=pl.dtype)
+        lam_t = torch.as_tensor(lam, dtype=pl.dtype, device=dev)
         both = local_sgd(env.model, torch.cat([recv[sel], pl]), env.train, step_plan_of(env, t),
-                         lr=torch.cat([torch.full((k,), eta_f, dtype=pl.dtype), torch.as_tensor(eta_p, dtype=pl.dtype)]),
-                         mu=torch.cat([torch.zeros(k, dtype=pl.dtype), lam_t]), anchor=torch.cat([recv[sel], recv]),
-                         loss_scale=torch.cat([torch.ones(k, dtype=pl.dtype), 1 - lam_t / 2]),
-                         row_client=torch.cat([sel, torch.arange(n)]))
+                         lr=torch.cat([torch.full((k,), eta_f, dtype=pl.dtype, device=dev),
+                                       torch.as_tensor(eta_p, dtype=pl.dtype, device=dev)]),
+                         mu=torch.cat([torch.zeros(k, dtype=pl.dtype, device=dev), lam_t]), anchor=torch.cat([recv[sel], recv]),
+                         loss_scale=torch.cat([torch.ones(k, dtype=pl.dtype, device=dev), 1 - lam_t / 2]),
+                         row_client=torch.cat([sel, torch.arange(n, device=dev)]))
         pl = both[k:]
         log.add(r, eta_p, lam, dl_err, keep_decisions)
         if k:
