@@ -277,15 +277,21 @@ def _cpu_name() -> str:
         return ""
 
 
-def cost_markdown(results: dict, profile: str, device: str, rounds: int) -> str:
+def machine_line(device: str) -> str:
+    """This machine as the cost table names it: CPU, logical CPUs, torch threads, GPU."""
     import platform
 
     import torch
 
+    gpu = ("GPU " + torch.cuda.get_device_name()) if device.startswith("cuda") and torch.cuda.is_available() else (
+        "GPU not present here" if device.startswith("cuda") else "CPU only")
+    return (f"{_cpu_name() or platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
+            f"{torch.get_num_threads()} torch thread(s) per run; {gpu}")
+
+
+def cost_markdown(results: dict, profile: str, device: str, rounds: int, machine: str | None = None) -> str:
     lines = [f"# Measured cost of the `{profile}` profile on `{device}`", "",
-             f"Machine: {_cpu_name() or platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
-             f"{torch.get_num_threads()} torch thread(s) per run; "
-             f"{'GPU ' + torch.cuda.get_device_name() if device.startswith('cuda') else 'CPU only'}. Written by "
+             f"Machine: {machine or machine_line(device)}. Written by "
              f"`python -m repro.costs --profile {profile}` (rerun it to measure your machine; `--device cuda` for a GPU). "
              "Every training run is split into parts whose jobs cost `fixed + rounds x per round` with the same two "
              f"constants (same data, model, method and batch shape); each part was timed on one job cut to {rounds} and "
@@ -459,15 +465,21 @@ def main(argv=None) -> int:
     out = out if out.is_absolute() else paths.project_root() / out
     store = out.with_suffix(".json")
     stored = {} if args.remeasure else load_store(store, args.profile, args.device, args.rounds)
+    # the machine that measured: this one, unless the stored measurements were made on a GPU that is not here
+    import torch
+
+    machine = machine_line(args.device)
+    if args.device.startswith("cuda") and not torch.cuda.is_available() and store.exists() and not args.remeasure:
+        machine = _read_json_file(store).get("machine") or machine
     results = {}
     for slug in args.papers or registry.slugs():
         cache = stored.setdefault(slug, {})
         results[slug] = paper_costs(slug, args.profile, args.rounds, args.device,
                                     log=lambda m: print(f"[costs] {m}", file=sys.stderr, flush=True), cache=cache,
                                     select=select,  # every measurement is stored at once: an interrupted call resumes
-                                    on_new=lambda: save_store(store, args.profile, args.device, args.rounds, stored),
+                                    on_new=lambda: save_store(store, args.profile, args.device, args.rounds, stored, machine),
                                     flops=args.flops, probed_only=args.probed_only)
-    text = cost_markdown(results, args.profile, args.device, args.rounds)
+    text = cost_markdown(results, args.profile, args.device, args.rounds, machine)
     from repro.results import write_text
 
     write_text(out, text)
@@ -490,13 +502,13 @@ def load_store(path: Path, profile: str, device: str, rounds: int) -> dict:
     return {slug: {k: UnitCost(**u) for k, u in units.items()} for slug, units in doc.get("units", {}).items()}
 
 
-def save_store(path: Path, profile: str, device: str, rounds: int, units: dict) -> None:
+def save_store(path: Path, profile: str, device: str, rounds: int, units: dict, machine: str | None = None) -> None:
     import json
     from dataclasses import asdict
 
     from repro.results import write_text
 
-    doc = {"profile": profile, "device": device, "rounds": rounds,
+    doc = {"profile": profile, "device": device, "rounds": rounds, **({"machine": machine} if machine else {}),
            "units": {slug: {k: asdict(u) for k, u in sorted(us.items())} for slug, us in sorted(units.items())}}
     write_text(path, json.dumps(doc, indent=1) + "\n")
 

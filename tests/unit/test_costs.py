@@ -152,3 +152,14 @@ def test_probed_only_lists_a_run_without_probe_parts_as_not_measured_instead_of_
     assert calls == [] and skipped.cpu_s == 0 and "--probed-only" in skipped.unavailable
     timed = costs.measure_run("ota_jammer", spec, "smoke", 1, "cuda", lambda m: None, {})
     assert len(calls) == 1 and timed.cpu_s == 3.0 and not timed.unavailable
+
+
+def test_a_table_made_from_stored_gpu_measurements_names_the_machine_that_measured(tmp_path):
+    import json
+
+    path = tmp_path / "costs_gpu.json"
+    costs.save_store(path, "paper", "cuda", 1, {}, machine="16 logical CPUs; GPU NVIDIA H200")
+    assert json.loads(path.read_text())["machine"] == "16 logical CPUs; GPU NVIDIA H200"
+    table = costs.cost_markdown({}, "paper", "cuda", 1, machine="16 logical CPUs; GPU NVIDIA H200")
+    assert "Machine: 16 logical CPUs; GPU NVIDIA H200." in table
+    assert "CPU only" in costs.machine_line("cpu")
