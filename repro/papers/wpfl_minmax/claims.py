@@ -391,7 +391,7 @@ def scheduling_accuracy_gain_cnn(tables, params):
     return _judge_gain(vals, 0.8708, det["_cap"], details=det)
 
 
-@CLAIMS.claim("C2", figures=["fig3", "tuning"], kind="number",
+@CLAIMS.claim("C2", figures=["fig3", "tuning", "literal_tau"], kind="number",
               paper_says="'Under DNN and MLR models ... it is at least 52.26% ... better in accuracy' than round-robin, "
                          "random selection and non-adjustment (Sec. I; Sec. VII-3)",
               tests="per seed, min over T0 and the DNN and MLR configurations of the relative accuracy gain over the best "
@@ -421,7 +421,7 @@ def _tuned_scheduler_gain(tables) -> dict:
     return out
 
 
-@CLAIMS.claim("C3", figures="fig3", kind="direction",
+@CLAIMS.claim("C3", figures=["fig3", "literal_tau"], kind="direction",
               paper_says="'the proposed scheduling policy outperforms the other benchmarks, in accuracy' (Sec. VII-3, Figs. 3)",
               tests="per configuration, T0 and baseline (Round-Robin, Random, Non-Adjustment at the paper's lr 0.01), per "
                     "seed, acc_P - acc_b > 0; one sign test pooled over the seed x level pairs" + READING_NOTE,
@@ -447,7 +447,7 @@ def scheduling_max_loss_gain_cnn(tables, params):
     return _judge_gain(vals, 0.1621, det["_cap"], rtol=LOSS_RTOL, details=det)
 
 
-@CLAIMS.claim("C5", figures="fig4", kind="number",
+@CLAIMS.claim("C5", figures=["fig4", "literal_tau"], kind="number",
               paper_says="'15.99% in the maximum test loss under the DNN and MLR models' (Sec. VII-3)",
               tests="as C4 over the DNN and MLR configurations; against 0.1599 +- 25 %" + READING_NOTE,
               refute=_both_readings_cf(_gain_refute("fig4", "max_test_loss", SCHEDULERS)),
@@ -470,7 +470,7 @@ def scheduling_fairness_gain_cnn(tables, params):
     return _judge_gain(vals, 0.3837, det["_cap"], details=det)
 
 
-@CLAIMS.claim("C7", figures="fig4", kind="direction",
+@CLAIMS.claim("C7", figures=["fig4", "literal_tau"], kind="direction",
               paper_says="'Under DNN and MLR models ... our approach slightly outperforms the alternatives in fairness' "
                          "(Sec. I); 'substantially fairer' than Round-Robin, Random, Non-Adjustment (Sec. VII-3)",
               tests="per DNN/MLR configuration, T0 and scheduler baseline, per seed, J_P - J_b > 0; one sign test pooled"
@@ -485,7 +485,7 @@ def scheduling_fairness_ordering(tables, params):
     return _judge_all(diffs)
 
 
-@CLAIMS.claim("C8", figures="fig3", kind="number",
+@CLAIMS.claim("C8", figures=["fig3", "literal_tau"], kind="number",
               paper_says="'The proposed scheduling and configuration policy differs marginally from the best possible "
                          "results achieved under an error-free channel' (Sec. VII-3)",
               tests="per seed, the largest |acc(error-free) - acc_P| over every configuration and T0; reproduced if the "
@@ -674,7 +674,7 @@ P7_LIMITS = ("limit gradient_term_only", "limit noise_term_only")
 
 # ---- Fig. 2: DP mechanisms ---------------------------------------------------------------------------
 
-@CLAIMS.claim("C13", figures="fig2", kind="number",
+@CLAIMS.claim("C13", figures=["fig2", "literal_tau"], kind="number",
               paper_says="'the proposed mechanism achieves at least 5.00% better accuracy than the second-best (i.e., "
                          "Dithering)' (Sec. VII-2)",
               tests="per seed, min over T0 and configurations of the relative accuracy gain over the best of Gaussian, MA, "
@@ -687,7 +687,7 @@ def mechanism_gain_over_second_best(tables, params):
     return _judge_gain(vals, 0.05, det["_cap"], details=det)
 
 
-@CLAIMS.claim("C14", figures="fig2", kind="direction",
+@CLAIMS.claim("C14", figures=["fig2", "literal_tau"], kind="direction",
               paper_says="the proposed mechanism is more accurate than Gaussian, MA and Dithering (Sec. VII-2, Fig. 2)",
               tests="per configuration, T0 and baseline, per seed, acc_P - acc_b > 0; one sign test pooled over the seed x level pairs" + READING_NOTE,
               refute=_both_readings_cf(_order_cf("fig2", "accuracy", P, DP_BASELINES, a_wins=False)),
@@ -704,7 +704,7 @@ UNEQUAL_PRIVACY = ("the mechanisms run at very different certified epsilon (priv
                    "equal privacy")
 
 
-@CLAIMS.claim("C38", figures="fig2", kind="direction",
+@CLAIMS.claim("C38", figures=["fig2", "literal_tau"], kind="direction",
               paper_says="'the proposed mechanism achieves at least 5.00% better accuracy than the second-best (i.e., "
                          "Dithering)' (Sec. VII-2): Dithering is the second-best mechanism",
               tests="per configuration and T0, per seed, acc_Dithering - max(acc_Gaussian, acc_MA) > 0; one sign test "
@@ -806,7 +806,7 @@ def _paper_step(cf):
     return lambda t, p: (lambda tp: (tp[0], {**tp[1], "local_steps": PAPER_LOCAL_STEPS}))(cf(t, p))
 
 
-@CLAIMS.claim("C15", figures="fig2", kind="number",
+@CLAIMS.claim("C15", figures=["fig2", "literal_tau"], kind="number",
               paper_says="the proposed mechanism 'is only 9.26% worse than the standard WPFL without DP' (Sec. VII-2)",
               tests="per seed, per configuration (every one must match, Bonferroni), mean over T0 of (acc_P - acc_noDP) / acc_noDP; against -0.0926 +- 25 %; judged on the literal_tau runs (tau = 1, the paper's single gradient step), the profile's tau beside",
               refute=_both_readings_cf(_paper_step(_rel_support("fig2", "WPFL without DP", 0.0))),
@@ -816,7 +816,7 @@ def gap_to_no_dp(tables, params):
     return _at_paper_step(_rel_per_config(tables, "fig2", "WPFL without DP", -0.0926), params)
 
 
-@CLAIMS.claim("C16", figures="fig2", kind="number",
+@CLAIMS.claim("C16", figures=["fig2", "literal_tau"], kind="number",
               paper_says="'The proposed mechanism is 20.76% worse in test accuracy than Perfect Gaussian' (Sec. VII-2)",
               tests="per seed, per configuration (every one must match, Bonferroni), mean over T0 of (acc_P - acc_PG) / acc_PG; against -0.2076 +- 25 %; judged on the literal_tau runs (tau = 1, the paper's single gradient step), the profile's tau beside",
               refute=_both_readings_cf(_paper_step(_rel_support("fig2", "Perfect Gaussian", 0.0))),
@@ -826,7 +826,7 @@ def gap_to_perfect_gaussian(tables, params):
     return _at_paper_step(_rel_per_config(tables, "fig2", "Perfect Gaussian", -0.2076), params)
 
 
-@CLAIMS.claim("C17", figures="fig2", kind="number",
+@CLAIMS.claim("C17", figures=["fig2", "literal_tau"], kind="number",
               paper_says="'With the quantization-assisted Gaussian mechanism, WPFL is 16.10% better in accuracy than using "
                          "only the Gaussian mechanisms (e.g., MA)' (Sec. VIII)",
               tests="per seed, per configuration (every one must match, Bonferroni), mean over T0 of (acc_P - acc_MA) / acc_MA; against 0.161 +- 25 %" + READING_NOTE,
