@@ -239,8 +239,9 @@ def run_training(task: str, p: dict, streams, ctx: RunContext) -> dict:
                 for k, v in personal_metrics(model, pers[i], train, test).items():
                     series[names[i]][k].append(v)
         if due or (t + 1) % 10 == 0:
-            s0 = series[names[0]]["accuracy"]
-            ctx.log(f"round {t + 1}/{T}: {names[0]} acc={s0[-1] if s0 else float('nan'):.4f} ({time.perf_counter() - t0:.1f}s)")
+            shown = next((n for n in names if series[n]["accuracy"]), None)  # a series evaluated so far, if any
+            acc = f"{shown} acc={series[shown]['accuracy'][-1]:.4f}" if shown else "not evaluated before the last round"
+            ctx.log(f"round {t + 1}/{T}: {acc} ({time.perf_counter() - t0:.1f}s)")
     info = {k: v for k, v in (getattr(state, "info", {}) or {}).items() if isinstance(v, (int, float, str))}
     if task != "ditto" and p["algorithm"] == "fedamp":
         info.update(attention_summary(algo, state, client_label_sets(p)))
