@@ -876,7 +876,7 @@ def accuracy_rises_small_lambda(tables, params):
     return _dir(w.apply(_slope, axis=1), "positive")
 
 
-def _rise_fall_parts(t, panels, lams, only_first=False):
+def _rise_fall_parts(t, panels, lams, only_first=False, margin=RISE_FALL_MIN):
     parts = {}
     for i, panel in panels:
         if only_first and i != 0:
@@ -897,10 +897,27 @@ def _rise_fall_parts(t, panels, lams, only_first=False):
                     f"{panel}/{_lk(l)}: accuracy still rising at the grid's last t = {last:g} in every seed (the paper's "
                     f"Fig. 6 runs to t = {PAPER_HORIZON}): the fall, if any, lies past the grid (censored)", category="unreachable")
                 continue
-            parts[f"{panel}/{_lk(l)}"] = direction(w.apply(_rise_fall, axis=1), expect="positive", threshold=RISE_FALL_MIN)
+            parts[f"{panel}/{_lk(l)}"] = direction(w.apply(_rise_fall, axis=1), expect="positive", threshold=margin)
     if not parts:
         raise MissingData("no Fig. 6 accuracy curves for these lambda")
     return combine(parts)
+
+
+def _rise_fall_judged(t, panels, lams, only_first=False):
+    """'Rises then falls' at margin 0 (judging rule 3: a trend is judged by its direction) and at the package's
+    RISE_FALL_MIN (a bump of noise is not a peak); a verdict only where both margins give it (rule 4)."""
+    ev0 = _rise_fall_parts(t, panels, lams, only_first, margin=0.0)
+    ev1 = _rise_fall_parts(t, panels, lams, only_first, margin=RISE_FALL_MIN)
+    pair = (f"margin 0: {ev0.verdict.replace('_', ' ')}; margin {RISE_FALL_MIN} (package reading): "
+            f"{ev1.verdict.replace('_', ' ')}")
+    details = {**ev1.details, "margin_0": {"verdict": ev0.verdict, "effect": ev0.effect}}
+    if ev0.verdict == ev1.verdict:
+        return ev1.but(details=details, reason="; ".join(x for x in (ev1.reason, pair) if x))
+    if {ev0.verdict, ev1.verdict} == {"reproduced", "not_reproduced"}:
+        return not_evaluated(f"the margin of 'rises then falls' (the paper prints none): {pair}", category="constant", **details)
+    if "not_evaluated" in (ev0.verdict, ev1.verdict):
+        return (ev0 if ev1.verdict == "not_evaluated" else ev1).but(details=details, reason=pair)
+    return (ev0 if ev0.verdict == "inconclusive" else ev1).but(details=details, reason=pair)
 
 
 _HUMP = lambda x, T, r: 1.0 - ((x - T / 2) / T) ** 2  # noqa: E731
@@ -911,13 +928,14 @@ _FALL = lambda x, T, r: 1.0 - x / T  # noqa: E731
 @CLAIMS.claim("10.b", figures="fig6", kind="direction",
               paper_says="'[the model accuracy] increases first and then decreases when lambda > 0.1' (Sec. 6.0.3, Fig. 6(a))",
               tests=f"panel (a), lambda in {{0.5, 1, 2}}: per seed, peak of the 3-round moving average of the accuracy minus "
-                    f"the larger of its first and last values > {RISE_FALL_MIN} (package reading: the paper prints no margin); "
+                    f"the larger of its first and last values > 0 and > {RISE_FALL_MIN} (package reading: the paper prints no "
+                    f"margin; a verdict only where both margins give it); "
                     f"a curve still rising at a grid end short of t = {PAPER_HORIZON} in every seed is censored (not evaluated)",
               refute=_paper_scale(_fig6_edit(_FALL, lambda l: l > 0.1)), support=_paper_scale(_fig6_edit(_HUMP, lambda l: l > 0.1)))
 @_at_scale('accuracy')
 def accuracy_rise_fall_large_lambda(tables, params):
     t, panels = _fig6(tables, params)
-    return _rise_fall_parts(t, panels, [l for l in params["fig6_lambdas"] if l > 0.1], only_first=True)
+    return _rise_fall_judged(t, panels, [l for l in params["fig6_lambdas"] if l > 0.1], only_first=True)
 
 
 def _mean_log_fair(t, letter, lam):
@@ -961,13 +979,13 @@ def fairness_best_at_01(tables, params):
               paper_says="'the testing accuracy first increases and then decreases with the increase of t under lambda < 2' "
                          "(Sec. 6.0.3, Figs. 6(a), 6(c), 6(e))",
               tests=f"every panel, lambda in (0, 2) (lambda = 0 excluded: the same paragraph says the local models are "
-                    f"unaffected by DP noise): per seed, moving-average peak minus the larger of its ends > {RISE_FALL_MIN} (package reading: the "
-                    f"paper prints no margin); a curve still rising at a grid end short of t = {PAPER_HORIZON} is censored",
+                    f"unaffected by DP noise): per seed, moving-average peak minus the larger of its ends > 0 and > {RISE_FALL_MIN} "
+                    f"(package reading: the paper prints no margin; a verdict only where both margins give it); a curve still rising at a grid end short of t = {PAPER_HORIZON} is censored",
               refute=_paper_scale(_fig6_edit(_FALL, lambda l: 0 < l < 2)), support=_paper_scale(_fig6_edit(_HUMP, lambda l: 0 < l < 2)))
 @_at_scale('accuracy')
 def accuracy_rise_fall_all_panels(tables, params):
     t, panels = _fig6(tables, params)
-    return _rise_fall_parts(t, panels, [l for l in params["fig6_lambdas"] if 0 < l < 2])
+    return _rise_fall_judged(t, panels, [l for l in params["fig6_lambdas"] if 0 < l < 2])
 
 
 def _phase_parts(tables, params, phase):
