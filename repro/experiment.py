@@ -178,7 +178,7 @@ class RunContext:
         called outside the pipeline) it simply computes."""
         if self.parts_dir is None:
             return compute()
-        from repro.results import read_json, write_json
+        from repro.results import _to_jsonable, read_json, write_json
 
         doc = {"key": key, "fingerprint": fingerprint}
         name = hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:20]
@@ -188,8 +188,9 @@ class RunContext:
                 kept = read_json(path)
             except (OSError, ValueError):
                 kept = None
+            # compared as stored: write_json keeps an infinite parameter (eps = inf) as the string "inf"
             if isinstance(kept, dict) and kept.get("key") == key and kept.get("fingerprint") == json.loads(
-                    json.dumps(fingerprint, default=str)) and isinstance(kept.get("result"), dict):
+                    json.dumps(_to_jsonable(fingerprint), default=str)) and isinstance(kept.get("result"), dict):
                 self.log(f"sub-job {key} kept from an earlier, interrupted execution")
                 return kept["result"]
         result = compute()

@@ -38,3 +38,16 @@ def test_a_damaged_part_is_recomputed(tmp_path):
     (part,) = (tmp_path / "r.parts").glob("*.json")
     part.write_text("{ truncated")
     assert _ctx(tmp_path).resumable("a", {}, lambda: {"status": "ok", "value": 2})["value"] == 2
+
+
+def test_a_sub_job_with_an_infinite_parameter_is_kept_too(tmp_path):
+    """eps = inf is stored as the string "inf" (strict JSON); the kept part must still match its float fingerprint."""
+    calls = []
+
+    def compute(v):
+        calls.append(v)
+        return {"status": "ok", "value": v}
+
+    assert _ctx(tmp_path).resumable("inf", {"epsilon": float("inf"), "T": 100}, lambda: compute(1))["value"] == 1
+    assert _ctx(tmp_path).resumable("inf", {"epsilon": float("inf"), "T": 100}, lambda: compute(2))["value"] == 1
+    assert calls == [1]
