@@ -340,6 +340,22 @@ def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
                     paper_value=worst.paper_value, tolerance="every part", reason="; ".join(why), details={"parts": detail})
 
 
+def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str, details: dict) -> Evidence:
+    """One claim judged under two readings of something the paper leaves open (a constant it never prints, an
+    ambiguous formula): a verdict only where both readings give it (judging rule 4). ``a`` is the package's
+    reading, ``b`` the other; ``pair`` names both results for the report, ``constant`` what the readings differ in.
+    Same verdict: kept. Reproduced at one and not reproduced at the other: ``not_evaluated`` (category
+    ``constant``: the verdict depends on the reading). One side not evaluated: the other side's verdict. One side
+    inconclusive: inconclusive."""
+    if a.verdict == b.verdict or b.verdict == "not_evaluated":
+        return a.but(details=details, reason="; ".join(x for x in (a.reason, pair) if x))
+    if a.verdict == "not_evaluated":
+        return b.but(details=details, reason="; ".join(x for x in (b.reason, pair) if x))
+    if "inconclusive" in (a.verdict, b.verdict):
+        return (a if a.verdict == "inconclusive" else b).but(details=details, reason=pair)
+    return not_evaluated(f"{constant}: {pair}", category="constant", **details)
+
+
 def _worst_part(done: Mapping[str, Evidence], verdict: str) -> Evidence:
     cands = [e for e in done.values() if e.verdict == verdict] or list(done.values())
     return cands[0]

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from repro.claims import (ClaimSet, Evidence, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+from repro.claims import (ClaimSet, Evidence, agree_across_readings, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
                           number, relabel, sign_test, unchanged)
 from repro.papers.dp_ditto import theory as th
 from repro.papers.dp_ditto.experiments import PRIVACY_ID, SWEEP_ID
@@ -911,13 +911,8 @@ def _rise_fall_judged(t, panels, lams, only_first=False):
     pair = (f"margin 0: {ev0.verdict.replace('_', ' ')}; margin {RISE_FALL_MIN} (package reading): "
             f"{ev1.verdict.replace('_', ' ')}")
     details = {**ev1.details, "margin_0": {"verdict": ev0.verdict, "effect": ev0.effect}}
-    if ev0.verdict == ev1.verdict:
-        return ev1.but(details=details, reason="; ".join(x for x in (ev1.reason, pair) if x))
-    if {ev0.verdict, ev1.verdict} == {"reproduced", "not_reproduced"}:
-        return not_evaluated(f"the margin of 'rises then falls' (the paper prints none): {pair}", category="constant", **details)
-    if "not_evaluated" in (ev0.verdict, ev1.verdict):
-        return (ev0 if ev1.verdict == "not_evaluated" else ev1).but(details=details, reason=pair)
-    return (ev0 if ev0.verdict == "inconclusive" else ev1).but(details=details, reason=pair)
+    return agree_across_readings(ev1, ev0, pair=pair, details=details,
+                                 constant="the margin of 'rises then falls' (the paper prints none)")
 
 
 _HUMP = lambda x, T, r: 1.0 - ((x - T / 2) / T) ** 2  # noqa: E731

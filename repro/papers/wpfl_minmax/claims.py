@@ -22,7 +22,7 @@ import pandas as pd
 
 import dataclasses
 
-from repro.claims import (ClaimSet, Evidence, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+from repro.claims import (ClaimSet, Evidence, agree_across_readings, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
                           number, sign_test, unchanged)
 from repro.claims import bonferroni as claims_bonferroni
 
@@ -361,16 +361,11 @@ def _at_both_readings(fn):
         details = {**ev.details, "literal_reading": {"local_steps": lit, **side}}
         pair = f"tau = {tau} (the package's reading): {_verdict_text(ev)}; tau = {lit} ((20a)-(20b) as printed): " \
                f"{_verdict_text(ev1)}"
-        a, b = ev.verdict, ev1.verdict
-        if a == b or b == "not_evaluated":
-            return ev.but(details=details, reason="; ".join(x for x in (ev.reason, pair) if x))
-        if a == "not_evaluated":
-            return ev1.but(details={**ev1.details, "package_reading": {"local_steps": tau, "verdict": a, "reason": ev.reason}},
-                           reason="; ".join(x for x in (ev1.reason, pair) if x))
-        if "inconclusive" in (a, b):
-            return (ev if a == "inconclusive" else ev1).but(details=details, reason=pair)
-        return not_evaluated(f"the local steps per round (the paper's (20a)-(20b) are single gradient steps; q is "
-                             f"a mini-batch sampling rate): {pair}", category="constant", **details)
+        if ev.verdict == "not_evaluated" and ev1.verdict != "not_evaluated":
+            details = {**ev1.details, "package_reading": {"local_steps": tau, "verdict": ev.verdict, "reason": ev.reason}}
+        return agree_across_readings(ev, ev1, pair=pair, details=details,
+                                     constant="the local steps per round (the paper's (20a)-(20b) are single gradient "
+                                              "steps; q is a mini-batch sampling rate)")
     judged.__name__ = fn.__name__
     judged.__doc__ = fn.__doc__
     return judged
