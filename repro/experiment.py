@@ -164,6 +164,9 @@ class RunContext:
     started: float = field(default_factory=time.monotonic)
     #: where a task may keep its finished sub-jobs while it runs (:meth:`resumable`); set by the pipeline
     parts_dir: "Path | None" = None
+    #: per sub-job of :meth:`resumable`: where and how it was computed (device, torch, seconds), or that it was
+    #: kept from an earlier execution (with the provenance stored then); the pipeline writes it into the result
+    sub_jobs: dict = field(default_factory=dict)
 
     def streams(self, spec: RunSpec):
         from repro.engine.rng import RngStreams
@@ -192,10 +195,16 @@ class RunContext:
             if isinstance(kept, dict) and kept.get("key") == key and kept.get("fingerprint") == json.loads(
                     json.dumps(_to_jsonable(fingerprint), default=str)) and isinstance(kept.get("result"), dict):
                 self.log(f"sub-job {key} kept from an earlier, interrupted execution")
+                self.sub_jobs[key] = {**kept.get("provenance", {"device": "not recorded (kept part written before "
+                                                                          "provenance was stored)"}), "kept": True}
                 return kept["result"]
+        t0, c0 = time.perf_counter(), time.process_time()
         result = compute()
+        prov = {**compute_provenance(self.device), "wall_s": round(time.perf_counter() - t0, 3),
+                "cpu_s": round(time.process_time() - c0, 3)}
+        self.sub_jobs[key] = {**prov, "kept": False}
         if isinstance(result, dict) and result.get("status", "ok") == "ok":
-            write_json(path, {**doc, "result": result})
+            write_json(path, {**doc, "result": result, "provenance": prov})
         return result
 
     def progress(self, done: float, total: float, what: str = "") -> str:
@@ -208,6 +217,17 @@ class RunContext:
                 f"ETA {_hms(eta)}")
         self.log(line)
         return line
+
+
+def compute_provenance(device: str) -> dict:
+    """Where a result was computed: the device (with the GPU's name on CUDA) and the torch version, so that a result
+    assembled from parts computed on different machines says which part came from where."""
+    import torch
+
+    out = {"device": str(device), "torch": torch.__version__}
+    if str(device).startswith("cuda") and torch.cuda.is_available():
+        out["device_name"] = torch.cuda.get_device_name(torch.device(device))
+    return out
 
 
 def _hms(seconds: float) -> str:

@@ -72,7 +72,7 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         write_json(out, {"spec": spec.to_dict(), "profile": profile, "device": device, "threads": threads,
                          "wall_s": elapsed, "cpu_s": cpu, "datasets": datasets_seen(run_datasets(slug, profile, run_id)),
-                         "result": result})
+                         **({"sub_jobs": ctx.sub_jobs} if ctx.sub_jobs else {}), "result": result})
         _remove_parts(out)
         log(f"done in {elapsed:.1f} s ({cpu:.1f} s CPU)")
     return out
@@ -130,7 +130,7 @@ def _execute_batch(slug: str, job: ex.RunSpec, ctx: ex.RunContext, out: Path, fo
         t0, c0 = time.perf_counter(), time.process_time()
         result = _execute_task(slug, spec, mctx)
         rec = {"spec": spec.to_dict(), "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
-               "result": result}
+               "provenance": ex.compute_provenance(ctx.device), "result": result}
         write_json(part, rec)
         done[spec.run_id] = rec
         ctx.progress(i, len(members), "runs")

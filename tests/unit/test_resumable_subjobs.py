@@ -51,3 +51,28 @@ def test_a_sub_job_with_an_infinite_parameter_is_kept_too(tmp_path):
     assert _ctx(tmp_path).resumable("inf", {"epsilon": float("inf"), "T": 100}, lambda: compute(1))["value"] == 1
     assert _ctx(tmp_path).resumable("inf", {"epsilon": float("inf"), "T": 100}, lambda: compute(2))["value"] == 1
     assert calls == [1]
+
+
+def test_each_sub_job_records_where_it_was_computed_and_a_kept_one_keeps_that_record(tmp_path):
+    first = ex.RunContext(profile="smoke", run_id="r", device="cpu", log=lambda m: None, parts_dir=tmp_path / "r.parts")
+    first.resumable("a", {}, lambda: {"status": "ok", "value": 1})
+    rec = first.sub_jobs["a"]
+    assert rec["device"] == "cpu" and rec["kept"] is False and rec["cpu_s"] >= 0 and rec["torch"]
+    # resumed on another device: the kept part still says it was computed on the CPU
+    second = ex.RunContext(profile="smoke", run_id="r", device="cuda:0", log=lambda m: None,
+                           parts_dir=tmp_path / "r.parts")
+    second.resumable("a", {}, lambda: {"status": "ok", "value": 2})
+    assert second.sub_jobs["a"]["device"] == "cpu" and second.sub_jobs["a"]["kept"] is True
+
+
+def test_a_part_written_before_provenance_was_stored_says_so(tmp_path):
+    ctx = _ctx(tmp_path)
+    ctx.resumable("a", {}, lambda: {"status": "ok", "value": 1})
+    from repro.results import read_json, write_json
+    (part,) = (tmp_path / "r.parts").glob("*.json")
+    doc = read_json(part)
+    doc.pop("provenance")
+    write_json(part, doc)
+    again = _ctx(tmp_path)
+    again.resumable("a", {}, lambda: {"status": "ok", "value": 2})
+    assert again.sub_jobs["a"]["device"].startswith("not recorded") and again.sub_jobs["a"]["kept"] is True
