@@ -897,10 +897,31 @@ def _rise_fall_parts(t, panels, lams, only_first=False, margin=RISE_FALL_MIN):
                     f"{panel}/{_lk(l)}: accuracy still rising at the grid's last t = {last:g} in every seed (the paper's "
                     f"Fig. 6 runs to t = {PAPER_HORIZON}): the fall, if any, lies past the grid (censored)", category="unreachable")
                 continue
-            parts[f"{panel}/{_lk(l)}"] = direction(w.apply(_rise_fall, axis=1), expect="positive", threshold=margin)
+            stat = w.apply(_rise_fall, axis=1)
+            if (stat == 0).all():  # monotone in every seed: the statistic is 0 by construction (judging rule 8)
+                parts[f"{panel}/{_lk(l)}"] = _edge_slope_evidence(w, peak, panel, l)
+                continue
+            parts[f"{panel}/{_lk(l)}"] = direction(stat, expect="positive", threshold=margin)
     if not parts:
         raise MissingData("no Fig. 6 accuracy curves for these lambda")
     return combine(parts)
+
+
+def _edge_slope_evidence(w: pd.DataFrame, peak: pd.Series, panel: str, lam) -> Evidence:
+    """A curve that is monotone in every seed has a rise-then-fall statistic of exactly 0, an interval of zero width
+    (judging rule 8). It is judged by the sign of its slope at the end where it peaks instead: still rising over the
+    last third of the horizon (peak at the end) refutes the fall, falling over the first third (peak at the start)
+    refutes the rise; per seed, a least-squares slope, then the direction of its interval."""
+    at_end = bool((peak == w.shape[1] - 1).all())
+    k = max(3, w.shape[1] // 3)
+    cols = list(w.columns)[-k:] if at_end else list(w.columns)[:k]
+    x = np.asarray(cols, dtype=float)
+    # rounded: a flat curve's fitted slope is float noise (1e-16), not a direction
+    slopes = w[cols].apply(lambda r: round(float(np.polyfit(x, r.to_numpy(dtype=float), 1)[0]), 12), axis=1)
+    what = (f"{panel}/{_lk(lam)}: monotone in every seed; slope of the accuracy over t = {x[0]:g}-{x[-1]:g} "
+            f"(the {'last' if at_end else 'first'} third), {'> 0 refutes the fall' if at_end else '< 0 refutes the rise'}")
+    ev = direction(slopes, expect="negative" if at_end else "positive", threshold=0.0)
+    return ev.but(reason="; ".join(r for r in (what, ev.reason) if r))
 
 
 def _rise_fall_judged(t, panels, lams, only_first=False):
@@ -925,6 +946,7 @@ _FALL = lambda x, T, r: 1.0 - x / T  # noqa: E731
               tests=f"panel (a), lambda in {{0.5, 1, 2}}: per seed, peak of the 3-round moving average of the accuracy minus "
                     f"the larger of its first and last values > 0 and > {RISE_FALL_MIN} (package reading: the paper prints no "
                     f"margin; a verdict only where both margins give it); "
+                    "a curve monotone in every seed (statistic 0 by construction) is judged by the sign of its least-squares slope over the third of the horizon where it peaks; "
                     f"a curve still rising at a grid end short of t = {PAPER_HORIZON} in every seed is censored (not evaluated)",
               refute=_paper_scale(_fig6_edit(_FALL, lambda l: l > 0.1)), support=_paper_scale(_fig6_edit(_HUMP, lambda l: l > 0.1)))
 @_at_scale('accuracy')
@@ -975,7 +997,9 @@ def fairness_best_at_01(tables, params):
                          "(Sec. 6.0.3, Figs. 6(a), 6(c), 6(e))",
               tests=f"every panel, lambda in (0, 2) (lambda = 0 excluded: the same paragraph says the local models are "
                     f"unaffected by DP noise): per seed, moving-average peak minus the larger of its ends > 0 and > {RISE_FALL_MIN} "
-                    f"(package reading: the paper prints no margin; a verdict only where both margins give it); a curve still rising at a grid end short of t = {PAPER_HORIZON} is censored",
+                    f"(package reading: the paper prints no margin; a verdict only where both margins give it); "
+                    "a curve monotone in every seed (statistic 0 by construction) is judged by the sign of its least-squares slope over the third of the horizon where it peaks; "
+                    f"a curve still rising at a grid end short of t = {PAPER_HORIZON} is censored",
               refute=_paper_scale(_fig6_edit(_FALL, lambda l: 0 < l < 2)), support=_paper_scale(_fig6_edit(_HUMP, lambda l: 0 < l < 2)))
 @_at_scale('accuracy')
 def accuracy_rise_fall_all_panels(tables, params):
