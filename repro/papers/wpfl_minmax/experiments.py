@@ -71,7 +71,9 @@ def group_runs(params: dict, group: str) -> list[RunSpec]:
     """One run per (configuration, group) training every seed (the tuning sweep runs once, on the first seed)."""
     return [RunSpec(SLUG, "train_group", {"config": c, "group": group, "t0s": [int(t) for t in params["t0_grid"][c]],
                                           "seeds": [int(s) for s in params["seeds"]], "bits_t0": bits_t0(params, c),
-                                          "round_curves": "pfl" in params["config_groups"][c],
+                                          # Fig. 5's per-round curves: only Proposed (S1) and the PFL baselines
+                                          # record them (runs.train_group), so only their groups carry the flag
+                                          "round_curves": "pfl" in params["config_groups"][c] and group in ("proposed", "pfl"),
                                           "settings": _settings(params)}, seed=int(params["seeds"][0]))
             for c in params["configs"] if group in params["config_groups"][c]]
 
