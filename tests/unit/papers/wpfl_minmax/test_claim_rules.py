@@ -38,6 +38,33 @@ def test_gain_band_above_the_reachable_maximum_is_not_evaluated():
     assert C._judge_gain(vals, 0.5226, pd.Series([1.0] * 3)).verdict == "not_reproduced"
 
 
+def _fig2(values: dict) -> pd.DataFrame:
+    """Fig. 2 accuracy at two T0, 3 seeds: ``values`` series -> accuracy (a seed-dependent spread of 0.001)."""
+    return pd.DataFrame([dict(figure="fig2", panel="mlr_mnist", series=s, x=x, metric="accuracy", value=v + 0.001 * k,
+                              seed=k, run_id="") for k in range(3) for x in (5, 10) for s, v in values.items()])
+
+
+def test_the_non_private_run_caps_a_dp_mechanisms_gain():
+    """Rule 7 in the measured regime (C13, C17): no DP mechanism beats WPFL without DP, so when the non-private run sits
+    just above the DP baselines, a printed 5 % gain over them cannot be shown; far above, it is judged."""
+    near = _fig2({"Proposed": 0.80, "Gaussian": 0.80, "MA": 0.80, "Dithering": 0.80, C.NO_DP: 0.801})
+    vals, det = C._at_least({"fig2": near}, "fig2", ["mlr_mnist"], C.DP_BASELINES, "accuracy", ceiling=C.NO_DP)
+    ev = C._judge_gain(vals, 0.05, det["_cap"], details=det, cap_note=C.CEILING_NOTE)
+    assert ev.verdict == "not_evaluated" and ev.reason.startswith("not testable in this regime: at most 0.1")
+    far = _fig2({"Proposed": 0.80, "Gaussian": 0.80, "MA": 0.80, "Dithering": 0.80, C.NO_DP: 0.95})
+    vals, det = C._at_least({"fig2": far}, "fig2", ["mlr_mnist"], C.DP_BASELINES, "accuracy", ceiling=C.NO_DP)
+    assert C._judge_gain(vals, 0.05, det["_cap"], details=det).verdict == "not_reproduced"  # gain 0 against 5 %
+
+
+def test_a_printed_dp_cost_is_capped_by_the_largest_cost_any_mechanism_shows():
+    """Rule 7 for C15/C16: if even the noisiest mechanism costs 0.5 %, a printed 9.26 % cost is not testable; when one
+    mechanism costs 40 %, the regime can show it and the measured cost is judged."""
+    flat = _fig2({C.NO_DP: 0.80, "Proposed": 0.80, "Gaussian": 0.796, "MA": 0.80, "Dithering": 0.80})
+    assert C._rel_per_config({"fig2": flat}, "fig2", C.NO_DP, -0.0926).verdict == "not_evaluated"
+    steep = _fig2({C.NO_DP: 0.80, "Proposed": 0.80, "Gaussian": 0.48, "MA": 0.80, "Dithering": 0.80})
+    assert C._rel_per_config({"fig2": steep}, "fig2", C.NO_DP, -0.0926).verdict == "not_reproduced"
+
+
 def test_reduced_profile_keeps_only_verdicts_shown_at_paper_scale():
     """Judging rule 1: in a reduced profile a claim not judged alike at paper scale is 'regime not preserved'."""
     rows = [dict(figure="fig2", panel="mlr_mnist", series=s, x=5, metric="accuracy", value=v + 0.001 * k, seed=k, run_id="")
