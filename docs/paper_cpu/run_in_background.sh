@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Paper-scale runs one after the other in the background of a shared machine, each resumable.
+#
+#   setsid nohup docs/paper_cpu/run_in_background.sh dp_ditto:baseline_batch-c269c2babc wpfl_minmax:train_group-990d516f85 \
+#       > logs/background.log 2>&1 &
+#
+# Each SLUG:RUN_ID runs as `python -m repro run SLUG RUN_ID --profile paper` (one thread), its log in
+# logs/run_RUN_ID.log; a finished run is skipped, an interrupted one resumes from its kept trainings
+# (results/paper/SLUG/runs/RUN_ID.parts/). `nice` alone does not yield to foreground work started in another
+# session (each session is its own scheduler autogroup), so the script also lowers its autogroup's priority.
+# Needs the CPU overrides in config/profiles/paper/ (copies of docs/paper_cpu/*.yaml) for the runs they select.
+set -u
+cd "$(dirname "$0")/../.."
+[ -f .venv/bin/activate ] && . .venv/bin/activate
+export MPLBACKEND=Agg OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+echo 19 > "/proc/$$/autogroup" 2>/dev/null || true  # Linux with CONFIG_SCHED_AUTOGROUP; harmless elsewhere
+mkdir -p logs
+for item in "$@"; do
+  slug=${item%%:*}; rid=${item#*:}
+  if [ -f "results/paper/$slug/runs/$rid.json" ]; then echo "[$(date +%T)] $slug $rid: done before, skipped"; continue; fi
+  echo "[$(date +%T)] $slug $rid: start"
+  nice -n 19 python -m repro run "$slug" "$rid" --profile paper > "logs/run_$rid.log" 2>&1
+  echo "[$(date +%T)] $slug $rid: exit $?"
+done
