@@ -33,6 +33,7 @@ PANEL_TITLES = {"dnn_mnist": "DNN / MNIST", "mlr_mnist": "MLR / MNIST", "cnn_fas
                 "cnn_cifar10": "CNN / CIFAR-10"}
 SWEEP_ID = "lambda_sweep"  # supplementary: fairness-optimal lambda at eps = 10 and 100 (claim 7)
 PRIVACY_ID = "privacy"  # nominal vs certified epsilon of every private configuration run
+LITERAL_ID = "literal_step"  # Algorithm 1 as printed: one full-gradient step per round (the reading check of D1)
 TUNING_ID = "tuning"  # supplementary: the baselines' tuning sweep on a held-out validation split
 
 
@@ -117,6 +118,8 @@ class Plan:
         kind, panel, seed, group = batch
         p = common_params(self.params, panel)
         p["group"] = group
+        if group == LITERAL_ID:  # Algorithm 1, lines 5 and 10: one gradient step on the whole local loss (runs.py)
+            p["one_step_per_round"] = True
         if kind == "ditto":
             jobs = self.ditto[(panel, seed, group)]
             p["jobs"] = [{"key": k, "epsilon": e, "clip": c, "T": T, "lambdas": sorted(j.lambdas),
@@ -211,6 +214,13 @@ def build_plan(params: dict) -> Plan:
     for eps in (params["fig3_epsilon"], params["fig4_epsilon"]):
         for seed in seeds:
             plan.request_ditto(SWEEP_ID, params["sweep_panel"], eps, clip, params["sweep_T"], seed, params["sweep_lambdas"])
+    # Algorithm 1 as printed (one full-gradient step per round for u_n and varpi_n) for the DP-Ditto jobs of the
+    # figures listed in literal_step (the package's reading, D1, takes one epoch of minibatch SGD)
+    if "fig6" in params["literal_step"]:
+        for panel in params["fig6_panels"]:
+            for seed in seeds:
+                plan.request_ditto(LITERAL_ID, panel, params["fig6_epsilon"], clip, params["fig6_T"][panel], seed,
+                                   params["fig6_lambdas"], per_round=True, group=LITERAL_ID)
     # the baselines' tuning sweep: each grid value with the other hyper-parameters at their defaults
     tu = params["tuning"]
     for algo, grid in tu["grids"].items():
@@ -319,6 +329,11 @@ def figures(params: dict) -> list[FigureSpec]:
     out.append(FigureSpec(SLUG, TUNING_ID, "Supplementary: the baselines' tuning sweep on a held-out validation split",
                           "Validation accuracy of each baseline's personalised models per value of its tuned hyper-parameter.",
                           runs=plan.runs_of(TUNING_ID), kind="table", paper_ref="supplementary"))
+    out.append(FigureSpec(SLUG, LITERAL_ID, "Accuracy and fairness vs round t at one full-gradient step per round (Algorithm 1 as printed)",
+                          "Fig. 6's accuracy and fairness against round t with u_n and varpi_n taking one gradient step on "
+                          "the whole local loss per round (Algorithm 1, lines 5 and 10), the reading check of D1 (one epoch "
+                          "of minibatch SGD at batch 10); seed mean with 95 % interval.",
+                          runs=plan.runs_of(LITERAL_ID), paper_ref="Fig. 6, Algorithm 1 as printed"))
     trained = {r.run_id: r for f in out for r in f.runs if r.task != "fig2"}
     out.append(FigureSpec(SLUG, PRIVACY_ID, "Nominal and certified epsilon of every private configuration run",
                           "Per private configuration run: the paper's nominal eps (eq. (8)) beside the eps an RDP accountant "

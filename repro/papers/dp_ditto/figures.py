@@ -14,7 +14,7 @@ import pandas as pd
 
 from repro.experiment import FigureSpec, RenderContext, Rendered, is_unavailable
 from repro.papers.dp_ditto import privacy as pv
-from repro.papers.dp_ditto.experiments import PANEL_TITLES, PRIVACY_ID, SWEEP_ID, TUNING_ID, build_plan, eps_key
+from repro.papers.dp_ditto.experiments import LITERAL_ID, PANEL_TITLES, PRIVACY_ID, SWEEP_ID, TUNING_ID, build_plan, eps_key
 from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
 from repro.stats import mean_interval
@@ -379,7 +379,8 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
 # --------------------------------------------------------------------------------------------- Fig. 6
 
 
-def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
+def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext, tag: str = "fig6", reading: str = "") -> Rendered:
+    """Fig. 6 (``tag`` is the CSV's ``figure`` value; the literal_step figure draws the same panels at its reading)."""
     p = ctx.params
     panels = p["fig6_panels"]
     rows, unavailable = [], {}
@@ -394,7 +395,7 @@ def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
             for metric in ("accuracy", "fairness", "fairness_std", "loss"):
                 letter = LETTERS[2 * i + (0 if metric == "accuracy" else 1)]
                 for t, v in zip(_rounds(res, s), res["series"][s][metric]):
-                    rows.append({"figure": "fig6", "panel": letter, "series": f"lambda={s}", "x": t, "metric": metric,
+                    rows.append({"figure": tag, "panel": letter, "series": f"lambda={s}", "x": t, "metric": metric,
                                  "value": float("nan") if v is None else v, "seed": seed, "run_id": rid})
     df = tidy_frame(rows)
     f, axes = subplots(len(panels), 2, width=4.4, height=3.1)
@@ -413,8 +414,24 @@ def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
             if k == 1:
                 _legend_outside(ax)
     cert = pv.figure_note(_certs(jobs, float(p["delta"])))
-    suptitle(f, f"Fig. 6: accuracy and fairness vs t, eps={p['fig6_epsilon']:g}, delta={p['delta']}", ctx.profile, _note(ctx, cert))
+    suptitle(f, f"Fig. 6{reading}: accuracy and fairness vs t, eps={p['fig6_epsilon']:g}, delta={p['delta']}", ctx.profile,
+             _note(ctx, cert))
     return Rendered(data=df, figure=f)
+
+
+#: the ``figure`` value of the literal_step CSV's rows (claims.py reads them as Fig. 6 at the literal reading)
+LITERAL_TAG = f"{LITERAL_ID}:fig6"
+
+
+def _literal_step(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
+    """Fig. 6 with u_n and varpi_n taking Algorithm 1's one full-gradient step per round (the reading check of D1)."""
+    if not fig.runs:
+        f, axes = subplots(1, 1)
+        mark_unavailable(axes[0, 0], "not run in this profile (literal_step: []): Algorithm 1 as printed (one "
+                                     "full-gradient step per round) runs at paper scale")
+        suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile)
+        return Rendered(tidy_frame([]), f)
+    return _fig6(fig, results, ctx, tag=LITERAL_TAG, reading=" at Algorithm 1 as printed (one full-gradient step per round)")
 
 
 # --------------------------------------------------------------------------------------------- Fig. 7
@@ -574,7 +591,7 @@ def _table_privacy(fig: FigureSpec, results: dict, ctx: RenderContext) -> Render
     plan = build_plan(p)
     delta = float(p["delta"])
     groups: dict[tuple, dict] = {}
-    for fig_id in ("fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID, TUNING_ID):
+    for fig_id in ("fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID, TUNING_ID, LITERAL_ID):
         for q, _seed, rid, res in plan.jobs_of(fig_id, results):
             if math.isinf(float(q["epsilon"])) or res is None or is_unavailable(res):
                 continue
@@ -617,4 +634,4 @@ def _table_privacy(fig: FigureSpec, results: dict, ctx: RenderContext) -> Render
 
 #: figure id -> renderer (fig, results, ctx) -> Rendered
 RENDERERS = {"table1": _table1, "fig1": _fig1, "fig2": _fig2, "fig3": _fig34, "fig4": _fig34, "fig5": _fig5,
-             "fig6": _fig6, "fig7": _fig7, SWEEP_ID: _table_sweep, TUNING_ID: _table_tuning, PRIVACY_ID: _table_privacy}
+             "fig6": _fig6, "fig7": _fig7, LITERAL_ID: _literal_step, SWEEP_ID: _table_sweep, TUNING_ID: _table_tuning, PRIVACY_ID: _table_privacy}

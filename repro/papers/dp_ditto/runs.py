@@ -220,6 +220,8 @@ def run_training(task: str, p: dict, streams, ctx: RunContext) -> dict:
     model = build_model(p)
     theta0 = model.init(streams.torch("init"), rows=1, device=ctx.device)[0]
     held = train.sizes.tolist()
+    if p.get("one_step_per_round"):  # Algorithm 1 as printed (lines 5, 10): one batch = the largest client's set
+        p = {**p, "batch_size": max(held), "local_epochs": 1}
     sigma = sigma_per_client(p, dp_sample_sizes(p, held, split))
     algo = make_algorithm(task, p, model, train, streams, sigma)
     state = algo.init(theta0)
@@ -248,7 +250,7 @@ def run_training(task: str, p: dict, streams, ctx: RunContext) -> dict:
     return {"status": "ok", "task": task, "series": series,
             "sigma_u": [float(x) for x in sigma], "sigma_u_mean": float(np.mean(sigma)), "dp_samples_mean": float(np.mean(dp_sample_sizes(p, held, split))),
             "train_sizes": held, "split_sizes": split, "num_params": model.num_params,
-            "steps_per_round": steps_per_round(held, int(p["batch_size"]), int(p["local_epochs"])),
+            "steps_per_round": steps_per_round(held, int(p["batch_size"]), int(p["local_epochs"])), "batch_size": int(p["batch_size"]),
             "info": info, "train_seconds": time.perf_counter() - t0}
 
 

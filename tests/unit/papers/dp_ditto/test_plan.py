@@ -5,7 +5,7 @@ import math
 import pytest
 
 from repro.experiment import FIG_ID, ConfigError, load_params
-from repro.papers.dp_ditto.experiments import (PRIVACY_ID, SWEEP_ID, TASKS, TUNING_ID, build_plan, figures, job_key,
+from repro.papers.dp_ditto.experiments import (LITERAL_ID, PRIVACY_ID, SWEEP_ID, TASKS, TUNING_ID, build_plan, figures, job_key,
                                                reference_T, validate)
 
 
@@ -15,7 +15,8 @@ def test_figure_ids_tasks_and_seeds(profile):
     figs = figures(params)
     ids = [f.fig_id for f in figs]
     assert all(FIG_ID.match(i) for i in ids) and len(ids) == len(set(ids))
-    assert {"table1", "fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID, TUNING_ID, PRIVACY_ID} == set(ids)
+    assert {"table1", "fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID, TUNING_ID, PRIVACY_ID,
+            LITERAL_ID} == set(ids)
     runs = {r.run_id: r for f in figs for r in f.runs}
     assert all(r.task in TASKS for r in runs.values())
     # every training batch is read by the privacy table (one certificate per private configuration run)
@@ -36,6 +37,32 @@ def test_quick_keeps_the_paper_noise_and_lambda_star():
                 "fig7_clip", "fig7_epsilon", "fig6_lambdas", "local_epochs"):
         assert quick[key] == paper[key], key
     assert set(quick["fig5_epsilons"]) <= set(paper["fig5_epsilons"])
+
+
+@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
+def test_literal_step_reruns_fig6_at_one_step_per_round(profile):
+    """The reading check of D1: Fig. 6's DP-Ditto jobs once more with one full-gradient step per round, only in the
+    profiles that list fig6 in literal_step; every other run keeps its run id (the flag lives on the literal batches)."""
+    params = load_params("dp_ditto", profile)
+    figs = {f.fig_id: f for f in figures(params)}
+    lit, fig6 = figs[LITERAL_ID].runs, figs["fig6"].runs
+    if "fig6" not in params["literal_step"]:
+        assert lit == []
+        return
+    assert len(lit) == len(params["seeds"]) * len(params["fig6_panels"])
+    assert all(r.params["one_step_per_round"] and r.params["group"] == LITERAL_ID for r in lit)
+    others = [r for f in figs.values() if f.fig_id not in (LITERAL_ID, PRIVACY_ID) for r in f.runs]
+    assert not any(r.params.get("one_step_per_round") for r in others)
+    # the literal jobs are Fig. 6's configurations (eps, C, T, per-round lambdas), run once more
+    want = {(r.seed, j["key"]) for r in fig6 for j in r.params["jobs"] if j["per_round"] and j["epsilon"] == params["fig6_epsilon"]}
+    got = {(r.seed, j["key"]) for r in lit for j in r.params["jobs"]}
+    assert got <= want and {s for s, _ in got} == set(params["seeds"])
+    assert all(set(j["per_round"]) == {float(l) for l in params["fig6_lambdas"]} for r in lit for j in r.params["jobs"])
+
+
+def test_literal_step_names_only_implemented_figures():
+    with pytest.raises(ConfigError, match="literal_step.*fig3"):
+        load_params("dp_ditto", "quick", overrides={"literal_step": ["fig3"]})
 
 
 def test_jobs_are_shared_and_merged():
