@@ -340,19 +340,30 @@ def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
                     paper_value=worst.paper_value, tolerance="every part", reason="; ".join(why), details={"parts": detail})
 
 
-def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str, details: dict) -> Evidence:
-    """One claim judged under two readings of something the paper leaves open (a constant it never prints, an
-    ambiguous formula): a verdict only where both readings give it (judging rule 4). ``a`` is the package's
-    reading, ``b`` the other; ``pair`` names both results for the report, ``constant`` what the readings differ in.
-    Same verdict: kept. Reproduced at one and not reproduced at the other: ``not_evaluated`` (category
-    ``constant``: the verdict depends on the reading). One side not evaluated: the other side's verdict. One side
-    inconclusive: inconclusive."""
+def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str, details: dict,
+                          names: tuple[str, str] = ("the package's reading", "the other reading")) -> Evidence:
+    """One claim judged under two readings of something the paper leaves open or the package departs from (a
+    constant it never prints, an ambiguous formula, a printed step the package replaces): a verdict only where both
+    readings give it (judging rule 4). ``a`` is the package's reading, ``b`` the other; ``pair`` names both results for
+    the report, ``constant`` what the readings differ in, ``names`` the two readings. ``details`` is ``a.details``
+    plus the caller's additions. Same verdict: kept. Reproduced at one and not reproduced at the other:
+    ``not_evaluated`` (category ``constant``: the verdict depends on the reading). One side not evaluated: the other
+    side's verdict. One side inconclusive: inconclusive. The returned evidence's effect, interval and replicates are
+    those of the side whose verdict it keeps (the reason says which); the other side is summarised in the details."""
+    extra = {k: v for k, v in details.items() if k not in a.details or a.details[k] is not v}
+
+    def keep(chosen: Evidence, other: Evidence, name: str) -> Evidence:
+        d = details if chosen is a else {**b.details, **extra}
+        d = {**d, "other_reading": {"reading": names[1] if chosen is a else names[0], **_evidence_summary(other)}}
+        shown = f"effect and interval: {name}" if a.verdict != b.verdict else ""
+        return chosen.but(details=d, reason="; ".join(x for x in (chosen.reason, pair, shown) if x))
+
     if a.verdict == b.verdict or b.verdict == "not_evaluated":
-        return a.but(details=details, reason="; ".join(x for x in (a.reason, pair) if x))
+        return keep(a, b, names[0])
     if a.verdict == "not_evaluated":
-        return b.but(details=details, reason="; ".join(x for x in (b.reason, pair) if x))
+        return keep(b, a, names[1])
     if "inconclusive" in (a.verdict, b.verdict):
-        return (a if a.verdict == "inconclusive" else b).but(details=details, reason=pair)
+        return keep(a, b, names[0]) if a.verdict == "inconclusive" else keep(b, a, names[1])
     return not_evaluated(f"{constant}: {pair}", category="constant", **details)
 
 

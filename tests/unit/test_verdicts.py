@@ -161,3 +161,28 @@ def test_sign_test_interval_is_clopper_pearson():
         low = 0.0 if wins == 0 else beta.ppf(0.025, wins, n - wins + 1)
         high = 1.0 if wins == n else beta.ppf(0.975, wins + 1, n - wins)
         assert (ev.interval.low, ev.interval.high) == pytest.approx((low, high), abs=1e-12)
+
+
+def test_agree_across_readings_keeps_the_deciding_sides_numbers():
+    """Two readings of a claim: a verdict only where both give it; the evidence shown is the side whose verdict is
+    kept (its effect, interval, replicates), the other side summarised beside it."""
+    up = cl.direction(pd.Series([0.3, 0.4, 0.5]), expect="positive")
+    flat = cl.direction(pd.Series([0.3, -0.4, 0.2]), expect="positive")
+    down = cl.direction(pd.Series([-0.3, -0.4, -0.5]), expect="positive")
+    assert (up.verdict, flat.verdict, down.verdict) == ("reproduced", "inconclusive", "not_reproduced")
+
+    def agree(a, b):
+        return cl.agree_across_readings(a, b, pair="A vs B", constant="the step", details={**a.details, "note": 1},
+                                        names=("A", "B"))
+
+    same = agree(up, up)
+    assert same.verdict == "reproduced" and same.effect == up.effect and "effect and interval" not in same.reason
+    mixed = agree(up, flat)  # the inconclusive side decides and is the one shown
+    assert mixed.verdict == "inconclusive" and mixed.effect == flat.effect and mixed.interval == flat.interval
+    assert mixed.details["replicates"] == flat.details["replicates"] and mixed.details["note"] == 1
+    assert mixed.details["other_reading"]["reading"] == "A" and mixed.details["other_reading"]["verdict"] == "reproduced"
+    assert "effect and interval: B" in mixed.reason
+    opposite = agree(up, down)
+    assert opposite.verdict == "not_evaluated" and "the step" in opposite.reason
+    alone = agree(cl.not_evaluated("band unreachable"), down)
+    assert alone.verdict == "not_reproduced" and alone.effect == down.effect

@@ -915,7 +915,8 @@ def _at_both_steps(fn):
         pair = (f"one epoch at batch 10 per round (D1, the package's reading): {ev.verdict.replace('_', ' ')}; one "
                 f"full-gradient step per round (Algorithm 1 as printed): {ev1.verdict.replace('_', ' ')}")
         details = {**ev.details, "literal_reading": side}
-        return agree_across_readings(ev, ev1, pair=pair, details=details, constant=STEP_CONSTANT)
+        return agree_across_readings(ev, ev1, pair=pair, details=details, constant=STEP_CONSTANT,
+                                     names=("D1, one epoch at batch 10", "Algorithm 1 as printed, one full-gradient step"))
     judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
     return judged
 
@@ -991,7 +992,7 @@ def _rise_fall_judged(t, panels, lams, only_first=False):
     pair = (f"margin 0: {ev0.verdict.replace('_', ' ')}; margin {RISE_FALL_MIN} (package reading): "
             f"{ev1.verdict.replace('_', ' ')}")
     details = {**ev1.details, "margin_0": {"verdict": ev0.verdict, "effect": ev0.effect}}
-    return agree_across_readings(ev1, ev0, pair=pair, details=details,
+    return agree_across_readings(ev1, ev0, pair=pair, details=details, names=(f"margin {RISE_FALL_MIN}", "margin 0"),
                                  constant="the margin of 'rises then falls' (the paper prints none)")
 
 

@@ -394,9 +394,7 @@ def _at_both_readings(fn):
         details = {**ev.details, "literal_reading": {"local_steps": lit, **side}}
         pair = f"tau = {tau} (the package's reading): {_verdict_text(ev)}; tau = {lit} ((20a)-(20b) as printed): " \
                f"{_verdict_text(ev1)}"
-        if ev.verdict == "not_evaluated" and ev1.verdict != "not_evaluated":
-            details = {**ev1.details, "package_reading": {"local_steps": tau, "verdict": ev.verdict, "reason": ev.reason}}
-        return agree_across_readings(ev, ev1, pair=pair, details=details,
+        return agree_across_readings(ev, ev1, pair=pair, details=details, names=(f"tau = {tau}", f"tau = {lit}"),
                                      constant="the local steps per round (the paper's (20a)-(20b) are single gradient "
                                               "steps; q is a mini-batch sampling rate)")
     judged.__name__ = fn.__name__
