@@ -50,6 +50,7 @@ Example (a toy paper claiming that "A beats B"):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Mapping
@@ -515,6 +516,13 @@ class ClaimSet:
             return fn
 
         return register
+
+    def rewrap(self, id: str, **changes) -> ClaimSpec:
+        """Replace fields of registered claim ``id`` (e.g. ``fn``, ``refute``, ``support`` wrapped by a rule that
+        applies to a whole group of a paper's claims, ``figures``, ``tests``); returns the new spec."""
+        spec = dataclasses.replace(self[id], **changes)
+        self._specs[id] = spec
+        return spec
 
     def __iter__(self):
         return iter(self._specs.values())

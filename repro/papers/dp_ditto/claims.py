@@ -50,6 +50,89 @@ PAPER_HORIZON = 30
 LARGE_T_MIN = PAPER_HORIZON / 3
 
 
+# ---- the reading of Algorithm 1's lines 5 and 10: one epoch at batch 10 (D1, the package) and one full-gradient step
+#: the figures whose DP-Ditto trainings Algorithm 1's local step shapes; every claim that reads one of them is judged
+#: at both readings (the rule is applied to all of them at the end of this module)
+TRAINING_FIGS = ("fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID)
+#: ... except eq. (11)'s identity (lambda = 0 does not see the noise at any step size)
+STEP_EXEMPT = ("18.b",)
+STEP_NOTE = ("; judged at one epoch of minibatch SGD per round (D1, the package's reading) and at one full-gradient step "
+             "per round (Algorithm 1 as printed, the literal_step figure); a verdict only where both readings give it, "
+             "not evaluated where the printed step was not run")
+STEP_CONSTANT = ("the local steps per round (Algorithm 1 prints one gradient step on the whole local loss for u_n and "
+                 "varpi_n; guide decision D1 takes one epoch of minibatch SGD at batch 10)")
+
+
+def _literal_tag(fig: str) -> str:
+    """The ``figure`` value of the literal_step CSV's rows that stand in for ``fig`` (figures.LITERAL_TAG)."""
+    return f"{LITERAL_ID}:{fig}"
+
+
+def _literal_view(tables, figs) -> dict | None:
+    """``tables`` with each of ``figs`` replaced by the literal_step figure's rows for it (None where any is missing)."""
+    t = tables.get(LITERAL_ID)
+    if t is None or len(t) == 0:
+        return None
+    out = {k: v for k, v in tables.items() if k != LITERAL_ID}
+    tag = t["figure"].astype(str)
+    for f in figs:
+        part = t[tag == _literal_tag(f)]
+        if len(part) == 0:
+            return None
+        out[f] = part.assign(figure=f).reset_index(drop=True)
+    return out
+
+
+def _both_steps_cf(cf, figs):
+    """A counterfactual applied to ``figs`` and, the same way, to their literal_step rows; where there are none (the
+    quick profile), the counterfactual world's literal rows are the edited figures themselves (both readings agree)."""
+    def apply(tables, params):
+        t2, p2 = cf(tables, params)
+        view = _literal_view(tables, figs)
+        src = t2 if view is None else cf(view, params)[0]
+        tags = [_literal_tag(f) for f in figs]
+        old = tables.get(LITERAL_ID)
+        keep = [old[~old["figure"].astype(str).isin(tags)]] if old is not None and len(old) else []
+        parts = [src[f].assign(figure=_literal_tag(f)) for f in figs if src.get(f) is not None and len(src[f])]
+        return {**t2, LITERAL_ID: pd.concat(keep + parts, ignore_index=True)}, p2
+    return apply
+
+
+def _at_both_steps(figs):
+    """Judge a training claim at the package's reading (D1: one epoch of minibatch SGD per round) and at Algorithm 1
+    as printed (the literal_step figure: one full-gradient step per round) and keep a verdict only where both give it
+    (judging rule 4, repro.claims.agree_across_readings). D1 departs from a printed step, so where the printed step
+    was not run the claim is not evaluated ("not run at this scale"), the D1 verdict kept in the details; a claim the
+    package's reading cannot judge keeps that reason."""
+    def deco(fn):
+        def judged(tables, params):
+            ev = fn(tables, params)
+            if ev.verdict == "not_evaluated":
+                return ev
+            view = _literal_view(tables, figs)
+            if view is None:
+                where = [f for f in figs if f in params.get("literal_step", [])]
+                why = (f"was not regenerated for {', '.join(figs)}" if len(where) == len(figs) else
+                       f"was not run for {', '.join(figs)} (this profile's literal_step: {list(params.get('literal_step', []))})")
+                return not_evaluated(f"Algorithm 1 as printed (one full-gradient step per round) {why}; at D1 (one epoch of minibatch SGD per round, a departure from the "
+                                     f"printed step) alone: {ev.verdict.replace('_', ' ')}", category="not_run",
+                                     d1_reading={"effect": ev.effect, "reason": ev.reason, "verdict": ev.verdict,
+                                                 "interval": None if ev.interval is None else [ev.interval.low, ev.interval.high]},
+                                     **ev.details)
+            try:
+                ev1 = fn(view, params)
+            except MissingData as e:
+                ev1 = not_evaluated(str(e) or "data missing")
+            pair = (f"one epoch at batch 10 per round (D1, the package's reading): {ev.verdict.replace('_', ' ')}; one "
+                    f"full-gradient step per round (Algorithm 1 as printed): {ev1.verdict.replace('_', ' ')}")
+            details = {**ev.details, "literal_reading": {"verdict": ev1.verdict, "effect": ev1.effect, "reason": ev1.reason}}
+            return agree_across_readings(ev, ev1, pair=pair, details=details, constant=STEP_CONSTANT,
+                                         names=("D1, one epoch at batch 10", "Algorithm 1 as printed, one full-gradient step"))
+        judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
+        return judged
+    return deco
+
+
 # ------------------------------------------------------------------------------------------------ helpers
 
 
@@ -862,71 +945,11 @@ def _fig6_edit(fn_of_t, lam_filter, metric="accuracy"):
     return cf
 
 
-# ---- the reading of Algorithm 1's lines 5 and 10: one epoch at batch 10 (D1, the package) and one full-gradient step
-#: the literal_step figure's rows stand in for Fig. 6 at the literal reading (figures.LITERAL_TAG)
-LITERAL_TAG = f"{LITERAL_ID}:fig6"
-STEP_NOTE = ("; judged at one epoch of minibatch SGD per round (D1, the package's reading) and at one full-gradient step "
-             "per round (Algorithm 1 as printed, the literal_step figure); a verdict only where both readings give it")
-STEP_CONSTANT = ("the local steps per round (Algorithm 1 prints one gradient step on the whole local loss for u_n and "
-                 "varpi_n; guide decision D1 takes one epoch of minibatch SGD at batch 10)")
-
-
-def _literal_view(tables) -> dict | None:
-    """``tables`` with Fig. 6 replaced by the literal_step figure's rows (None where it has none)."""
-    t = tables.get(LITERAL_ID)
-    if t is None or len(t) == 0:
-        return None
-    part = t[t["figure"].astype(str) == LITERAL_TAG]
-    if len(part) == 0:
-        return None
-    return {**{k: v for k, v in tables.items() if k != LITERAL_ID}, "fig6": part.assign(figure="fig6").reset_index(drop=True)}
-
-
-def _both_steps_cf(cf):
-    """A counterfactual applied to Fig. 6 and, the same way, to the literal_step figure."""
-    def apply(tables, params):
-        t2, p2 = cf(tables, params)
-        view = _literal_view(tables)
-        if view is None:
-            return t2, p2
-        v2, _ = cf(view, params)
-        return {**t2, LITERAL_ID: v2["fig6"].assign(figure=LITERAL_TAG)}, p2
-    return apply
-
-
-def _at_both_steps(fn):
-    """Judge a Fig. 6 claim at the package's reading (D1: one epoch of minibatch SGD per round) and at Algorithm 1 as
-    printed (the literal_step figure: one full-gradient step per round), and keep a verdict only where both give it
-    (judging rule 4, repro.claims.agree_across_readings). A profile that does not run the literal reading keeps the
-    package's verdict and says so."""
-    def judged(tables, params):
-        ev = fn(tables, params)
-        view = _literal_view(tables)
-        if view is None:
-            note = ("Algorithm 1 as printed (one full-gradient step per round) was not regenerated" if params.get("literal_step")
-                    else "Algorithm 1 as printed (one full-gradient step per round) is not run in this profile")
-            return ev.but(details={**ev.details, "literal_reading": note})
-        try:
-            ev1 = fn(view, params)
-        except MissingData as e:
-            ev1 = not_evaluated(str(e) or "data missing")
-        side = {"verdict": ev1.verdict, "effect": ev1.effect, "reason": ev1.reason,
-                "interval": None if ev1.interval is None else [ev1.interval.low, ev1.interval.high]}
-        pair = (f"one epoch at batch 10 per round (D1, the package's reading): {ev.verdict.replace('_', ' ')}; one "
-                f"full-gradient step per round (Algorithm 1 as printed): {ev1.verdict.replace('_', ' ')}")
-        details = {**ev.details, "literal_reading": side}
-        return agree_across_readings(ev, ev1, pair=pair, details=details, constant=STEP_CONSTANT,
-                                     names=("D1, one epoch at batch 10", "Algorithm 1 as printed, one full-gradient step"))
-    judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
-    return judged
-
-
-@CLAIMS.claim("10.a", figures=("fig6", LITERAL_ID), kind="direction",
+@CLAIMS.claim("10.a", figures="fig6", kind="direction",
               paper_says="'Fig. 6(a) shows the model accuracy increases with t when lambda < 0.1' (Sec. 6.0.3)",
-              tests="panel (a), lambda = 0 (the grid's only lambda < 0.1): per seed, least-squares slope of accuracy vs t > 0" + STEP_NOTE,
-              refute=_both_steps_cf(_paper_scale(_fig6_edit(lambda x, T, r: 1.0 - x / T, lambda l: l == 0))),
-              support=_both_steps_cf(_paper_scale(_fig6_edit(lambda x, T, r: x / T, lambda l: l == 0))))
-@_at_both_steps
+              tests="panel (a), lambda = 0 (the grid's only lambda < 0.1): per seed, least-squares slope of accuracy vs t > 0",
+              refute=_paper_scale(_fig6_edit(lambda x, T, r: 1.0 - x / T, lambda l: l == 0)),
+              support=_paper_scale(_fig6_edit(lambda x, T, r: x / T, lambda l: l == 0)))
 @_at_scale('accuracy')
 def accuracy_rises_small_lambda(tables, params):
     t, panels = _fig6(tables, params)
@@ -1001,15 +1024,14 @@ _RAMP = lambda x, T, r: x / T  # noqa: E731
 _FALL = lambda x, T, r: 1.0 - x / T  # noqa: E731
 
 
-@CLAIMS.claim("10.b", figures=("fig6", LITERAL_ID), kind="direction",
+@CLAIMS.claim("10.b", figures="fig6", kind="direction",
               paper_says="'[the model accuracy] increases first and then decreases when lambda > 0.1' (Sec. 6.0.3, Fig. 6(a))",
               tests=f"panel (a), lambda in {{0.5, 1, 2}}: per seed, peak of the 3-round moving average of the accuracy minus "
                     f"the larger of its first and last values > 0 and > {RISE_FALL_MIN} (package reading: the paper prints no "
                     f"margin; a verdict only where both margins give it); "
                     "a curve monotone in every seed (statistic 0 by construction) is judged by the sign of its least-squares slope over the third of the horizon where it peaks; "
-                    f"a curve still rising at a grid end short of t = {PAPER_HORIZON} in every seed is censored (not evaluated)" + STEP_NOTE,
-              refute=_both_steps_cf(_paper_scale(_fig6_edit(_FALL, lambda l: l > 0.1))), support=_both_steps_cf(_paper_scale(_fig6_edit(_HUMP, lambda l: l > 0.1))))
-@_at_both_steps
+                    f"a curve still rising at a grid end short of t = {PAPER_HORIZON} in every seed is censored (not evaluated)",
+              refute=_paper_scale(_fig6_edit(_FALL, lambda l: l > 0.1)), support=_paper_scale(_fig6_edit(_HUMP, lambda l: l > 0.1)))
 @_at_scale('accuracy')
 def accuracy_rise_fall_large_lambda(tables, params):
     t, panels = _fig6(tables, params)
@@ -1021,13 +1043,12 @@ def _mean_log_fair(t, letter, lam):
     return pd.DataFrame(_log10(w), index=w.index).fillna(9.0).mean(axis=1)
 
 
-@CLAIMS.claim("11.a", figures=("fig6", LITERAL_ID), kind="direction",
+@CLAIMS.claim("11.a", figures="fig6", kind="direction",
               paper_says="'The PL model with a smaller lambda offers better fairness' (Sec. 6.0.3, Fig. 6(b))",
               tests="panel (b), lambda in {0.1, 0.5, 1, 2}: per seed, the mean over t of log10 fairness grows at every "
-                    "step up in lambda (every seed: reproduced; Spearman < 0 in every seed: not reproduced)" + STEP_NOTE,
-              refute=_both_steps_cf(_paper_scale(_fig6_edit(lambda x, T, r: 10.0 ** (-4 * r["series"].str[7:].astype(float)), lambda l: l > 0, "fairness"))),
-              support=_both_steps_cf(_paper_scale(_fig6_edit(lambda x, T, r: 10.0 ** (4 * r["series"].str[7:].astype(float)), lambda l: l > 0, "fairness"))))
-@_at_both_steps
+                    "step up in lambda (every seed: reproduced; Spearman < 0 in every seed: not reproduced)",
+              refute=_paper_scale(_fig6_edit(lambda x, T, r: 10.0 ** (-4 * r["series"].str[7:].astype(float)), lambda l: l > 0, "fairness")),
+              support=_paper_scale(_fig6_edit(lambda x, T, r: 10.0 ** (4 * r["series"].str[7:].astype(float)), lambda l: l > 0, "fairness")))
 @_at_scale('fairness')
 def fairness_better_small_lambda(tables, params):
     t, panels = _fig6(tables, params)
@@ -1037,13 +1058,12 @@ def fairness_better_small_lambda(tables, params):
     return _ordered(pd.DataFrame({l: _mean_log_fair(t, "b", l) for l in lams}), "positive")
 
 
-@CLAIMS.claim("11.b", figures=("fig6", LITERAL_ID), kind="direction",
+@CLAIMS.claim("11.b", figures="fig6", kind="direction",
               paper_says="'When lambda = 0.1, the PL model offers the best fairness' (Sec. 6.0.3, Fig. 6(b))",
               tests="panel (b): per seed, min over lambda not in {0, 0.1} of the mean over t of log10 fairness(lambda), minus "
-                    "that of lambda = 0.1, > 0 (lambda = 0 excluded, as in 11.a: the paragraph reads the personalised lambda > 0)" + STEP_NOTE,
-              refute=_both_steps_cf(_paper_scale(_fig6_edit(lambda x, T, r: np.where(r["series"] == _lk(0.1), 1.0, 1e-3), lambda l: True, "fairness"))),
-              support=_both_steps_cf(_paper_scale(_fig6_edit(lambda x, T, r: np.where(r["series"] == _lk(0.1), 1e-3, 1.0), lambda l: True, "fairness"))))
-@_at_both_steps
+                    "that of lambda = 0.1, > 0 (lambda = 0 excluded, as in 11.a: the paragraph reads the personalised lambda > 0)",
+              refute=_paper_scale(_fig6_edit(lambda x, T, r: np.where(r["series"] == _lk(0.1), 1.0, 1e-3), lambda l: True, "fairness")),
+              support=_paper_scale(_fig6_edit(lambda x, T, r: np.where(r["series"] == _lk(0.1), 1e-3, 1.0), lambda l: True, "fairness")))
 @_at_scale('fairness')
 def fairness_best_at_01(tables, params):
     t, panels = _fig6(tables, params)
@@ -1055,16 +1075,15 @@ def fairness_best_at_01(tables, params):
     return direction(others.min(axis=1) - _mean_log_fair(t, "b", 0.1), expect="positive")
 
 
-@CLAIMS.claim("12", figures=("fig6", LITERAL_ID), kind="direction",
+@CLAIMS.claim("12", figures="fig6", kind="direction",
               paper_says="'the testing accuracy first increases and then decreases with the increase of t under lambda < 2' "
                          "(Sec. 6.0.3, Figs. 6(a), 6(c), 6(e))",
               tests=f"every panel, lambda in (0, 2) (lambda = 0 excluded: the same paragraph says the local models are "
                     f"unaffected by DP noise): per seed, moving-average peak minus the larger of its ends > 0 and > {RISE_FALL_MIN} "
                     f"(package reading: the paper prints no margin; a verdict only where both margins give it); "
                     "a curve monotone in every seed (statistic 0 by construction) is judged by the sign of its least-squares slope over the third of the horizon where it peaks; "
-                    f"a curve still rising at a grid end short of t = {PAPER_HORIZON} is censored" + STEP_NOTE,
-              refute=_both_steps_cf(_paper_scale(_fig6_edit(_FALL, lambda l: 0 < l < 2))), support=_both_steps_cf(_paper_scale(_fig6_edit(_HUMP, lambda l: 0 < l < 2))))
-@_at_both_steps
+                    f"a curve still rising at a grid end short of t = {PAPER_HORIZON} is censored",
+              refute=_paper_scale(_fig6_edit(_FALL, lambda l: 0 < l < 2)), support=_paper_scale(_fig6_edit(_HUMP, lambda l: 0 < l < 2)))
 @_at_scale('accuracy')
 def accuracy_rise_fall_all_panels(tables, params):
     t, panels = _fig6(tables, params)
@@ -1651,3 +1670,12 @@ def noise_enters_through_variance(tables, params):
     sz_b = th.fairness_sigma_z2(F.with_(rounds=F.rounds * k), 20.0)
     same = np.allclose(th.fairness_r(grid, F, sz_a), th.fairness_r(grid, F.with_(rounds=F.rounds * k), sz_b), rtol=1e-12)
     return exact_holds(bool(same) and abs(sz_a / sz_b - 1) < 1e-12)
+
+
+# ---- Algorithm 1's step, for every training claim (the block "the reading of Algorithm 1's lines 5 and 10" above)
+for _spec in list(CLAIMS):
+    _figs = tuple(f for f in _spec.figures if f in TRAINING_FIGS)
+    if _figs and _spec.id not in STEP_EXEMPT:
+        CLAIMS.rewrap(_spec.id, fn=_at_both_steps(_figs)(_spec.fn), refute=_both_steps_cf(_spec.refute, _figs),
+                      support=_both_steps_cf(_spec.support, _figs), figures=(*_spec.figures, LITERAL_ID),
+                      tests=_spec.tests + STEP_NOTE)
