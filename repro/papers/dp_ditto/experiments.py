@@ -167,6 +167,12 @@ class Plan:
         return list(seen)
 
 
+def literal_need(fig: str) -> str:
+    """The plan's name for the jobs of ``fig`` run again at Algorithm 1 as printed (also the ``figure`` value of their
+    rows in the literal_step CSV)."""
+    return f"{LITERAL_ID}:{fig}"
+
+
 def reference_T(params: dict, panel: str) -> int:
     """Horizon of the per-round eps = inf training of ``panel`` (Fig. 5's Ditto and the lambda = 0 reference)."""
     Ts = list(params["fig34_T"].get(panel, [])) if panel in params["fig34_panels"] else []
@@ -219,8 +225,13 @@ def build_plan(params: dict) -> Plan:
     if "fig6" in params["literal_step"]:
         for panel in params["fig6_panels"]:
             for seed in seeds:
-                plan.request_ditto(LITERAL_ID, panel, params["fig6_epsilon"], clip, params["fig6_T"][panel], seed,
+                plan.request_ditto(literal_need("fig6"), panel, params["fig6_epsilon"], clip, params["fig6_T"][panel], seed,
                                    params["fig6_lambdas"], per_round=True, group=LITERAL_ID)
+    if SWEEP_ID in params["literal_step"]:
+        for eps in (params["fig3_epsilon"], params["fig4_epsilon"]):
+            for seed in seeds:
+                plan.request_ditto(literal_need(SWEEP_ID), params["sweep_panel"], eps, clip, params["sweep_T"], seed,
+                                   params["sweep_lambdas"], group=LITERAL_ID)
     # the baselines' tuning sweep: each grid value with the other hyper-parameters at their defaults
     tu = params["tuning"]
     for algo, grid in tu["grids"].items():
@@ -329,11 +340,12 @@ def figures(params: dict) -> list[FigureSpec]:
     out.append(FigureSpec(SLUG, TUNING_ID, "Supplementary: the baselines' tuning sweep on a held-out validation split",
                           "Validation accuracy of each baseline's personalised models per value of its tuned hyper-parameter.",
                           runs=plan.runs_of(TUNING_ID), kind="table", paper_ref="supplementary"))
-    out.append(FigureSpec(SLUG, LITERAL_ID, "Accuracy and fairness vs round t at one full-gradient step per round (Algorithm 1 as printed)",
+    out.append(FigureSpec(SLUG, LITERAL_ID, "Fig. 6 (and the lambda sweep's table) at one full-gradient step per round (Algorithm 1 as printed)",
                           "Fig. 6's accuracy and fairness against round t with u_n and varpi_n taking one gradient step on "
                           "the whole local loss per round (Algorithm 1, lines 5 and 10), the reading check of D1 (one epoch "
                           "of minibatch SGD at batch 10); seed mean with 95 % interval.",
-                          runs=plan.runs_of(LITERAL_ID), paper_ref="Fig. 6, Algorithm 1 as printed"))
+                          runs=list({r.run_id: r for f in params["literal_step"] for r in plan.runs_of(literal_need(f))}.values()),
+                          paper_ref="Fig. 6 and the lambda sweep, Algorithm 1 as printed"))
     trained = {r.run_id: r for f in out for r in f.runs if r.task != "fig2"}
     out.append(FigureSpec(SLUG, PRIVACY_ID, "Nominal and certified epsilon of every private configuration run",
                           "Per private configuration run: the paper's nominal eps (eq. (8)) beside the eps an RDP accountant "

@@ -14,7 +14,8 @@ import pandas as pd
 
 from repro.experiment import FigureSpec, RenderContext, Rendered, is_unavailable
 from repro.papers.dp_ditto import privacy as pv
-from repro.papers.dp_ditto.experiments import LITERAL_ID, PANEL_TITLES, PRIVACY_ID, SWEEP_ID, TUNING_ID, build_plan, eps_key
+from repro.papers.dp_ditto.experiments import (LITERAL_ID, PANEL_TITLES, PRIVACY_ID, SWEEP_ID, TUNING_ID, build_plan, eps_key,
+                                               literal_need)
 from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
 from repro.stats import mean_interval
@@ -380,11 +381,12 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
 
 
 def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext, tag: str = "fig6", reading: str = "") -> Rendered:
-    """Fig. 6 (``tag`` is the CSV's ``figure`` value; the literal_step figure draws the same panels at its reading)."""
+    """Fig. 6 (``tag``: the CSV's ``figure`` value and the plan's name of the jobs drawn; the literal_step figure draws
+    the same panels at its reading)."""
     p = ctx.params
     panels = p["fig6_panels"]
     rows, unavailable = [], {}
-    jobs = list(build_plan(p).jobs_of(fig.fig_id, results))
+    jobs = list(build_plan(p).jobs_of(tag, results))
     for q, seed, rid, res in jobs:
         if is_unavailable(res):
             unavailable[q["panel"]] = res["reason"]
@@ -419,19 +421,32 @@ def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext, tag: str = "fig6",
     return Rendered(data=df, figure=f)
 
 
-#: the ``figure`` value of the literal_step CSV's rows (claims.py reads them as Fig. 6 at the literal reading)
-LITERAL_TAG = f"{LITERAL_ID}:fig6"
-
-
 def _literal_step(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
-    """Fig. 6 with u_n and varpi_n taking Algorithm 1's one full-gradient step per round (the reading check of D1)."""
+    """Fig. 6 and the lambda sweep (those listed in ``literal_step``) with u_n and varpi_n taking Algorithm 1's one
+    full-gradient step per round (the reading check of D1): Fig. 6's panels drawn, the sweep's table in the markdown; the
+    CSV rows carry ``figure`` = literal_step:<figure> (claims.py reads them in place of that figure)."""
+    todo = ctx.params["literal_step"]
     if not fig.runs:
         f, axes = subplots(1, 1)
-        mark_unavailable(axes[0, 0], "not run in this profile (literal_step: []): Algorithm 1 as printed (one "
+        mark_unavailable(axes[0, 0], f"not run in this profile (literal_step: {list(todo)}): Algorithm 1 as printed (one "
                                      "full-gradient step per round) runs at paper scale")
         suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile)
         return Rendered(tidy_frame([]), f)
-    return _fig6(fig, results, ctx, tag=LITERAL_TAG, reading=" at Algorithm 1 as printed (one full-gradient step per round)")
+    parts = []
+    if SWEEP_ID in todo:
+        parts.append(_table_sweep(fig, results, ctx, tag=literal_need(SWEEP_ID)))
+    if "fig6" in todo:
+        parts.append(_fig6(fig, results, ctx, tag=literal_need("fig6"),
+                           reading=" at Algorithm 1 as printed (one full-gradient step per round)"
+                                   + ("; the lambda sweep's table: literal_step.md" if SWEEP_ID in todo else "")))
+    shown = parts[-1]
+    for r in parts[:-1]:  # the sweep's own plot: its numbers are in the CSV and its table in the markdown
+        import matplotlib.pyplot as plt
+
+        plt.close(r.figure)
+    data = pd.concat([r.data for r in parts], ignore_index=True)
+    md = "\n\n".join(r.markdown for r in parts if getattr(r, "markdown", None))
+    return Rendered(data=data, figure=shown.figure, markdown=md or None)
 
 
 # --------------------------------------------------------------------------------------------- Fig. 7
@@ -513,16 +528,17 @@ def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
 # --------------------------------------------------------------------------------------------- supplementary
 
 
-def _table_sweep(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
+def _table_sweep(fig: FigureSpec, results: dict, ctx: RenderContext, tag: str = SWEEP_ID) -> Rendered:
+    """The lambda sweep (``tag``: the CSV's ``figure`` value and the plan's name of the jobs tabulated)."""
     p = ctx.params
     rows, reason = [], None
-    for q, seed, rid, res in build_plan(p).jobs_of(fig.fig_id, results):
+    for q, seed, rid, res in build_plan(p).jobs_of(tag, results):
         if is_unavailable(res):
             reason = res["reason"]
             continue
         for lam in p["sweep_lambdas"]:
             for metric in ("fairness", "accuracy", "loss"):
-                rows.append({"figure": fig.fig_id, "panel": "sweep", "series": f"eps={eps_key(q['epsilon'])}", "x": float(lam),
+                rows.append({"figure": tag, "panel": "sweep", "series": f"eps={eps_key(q['epsilon'])}", "x": float(lam),
                              "metric": metric, "value": _value(res, lam_key(lam), metric), "seed": seed, "run_id": rid})
     df = tidy_frame(rows)
     f, axes = subplots(1, 2, width=4.4, height=3.1)
@@ -591,7 +607,7 @@ def _table_privacy(fig: FigureSpec, results: dict, ctx: RenderContext) -> Render
     plan = build_plan(p)
     delta = float(p["delta"])
     groups: dict[tuple, dict] = {}
-    for fig_id in ("fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID, TUNING_ID, LITERAL_ID):
+    for fig_id in plan.needs:  # every figure's trainings (the literal ones included)
         for q, _seed, rid, res in plan.jobs_of(fig_id, results):
             if math.isinf(float(q["epsilon"])) or res is None or is_unavailable(res):
                 continue

@@ -328,7 +328,7 @@ LITERAL = "literal_tau"
 READING_NOTE = ("; judged at the profile's local steps per round (the package's reading) and at literal_tau (one step: "
                 "(20a)-(20b) as printed); a verdict only where both readings give it (judging rule 4)")
 #: the literal_tau figure's rows stand in for Figs. 2-4; its ``figure`` column says which (repro...figures.LITERAL_TAGS)
-LITERAL_FIGS = ("fig2", "fig3", "fig4")
+LITERAL_FIGS = ("fig2", "fig3", "fig4", "fig5", "fig6", "fig7")
 
 
 def _literal_tables(tables) -> dict | None:
@@ -361,6 +361,54 @@ def _both_readings_cf(cf):
         view, _ = cf(lit, params)
         return {**t2, LITERAL: _to_literal(view, tables[LITERAL])}, p2
     return apply
+
+
+#: the figures of the PFL comparison (Figs. 5-7): their claims keep a verdict only where both readings of tau give it and
+#: are not evaluated where the literal reading was not run (tau = 100 departs from the printed single step; the same
+#: rule as dp_ditto's training claims). Figs. 2-4 keep the older rule of _at_both_readings (their literal runs exist)
+STRICT_FIGS = ("fig5", "fig6", "fig7")
+
+
+def _strict_cf(cf, figs):
+    """A counterfactual applied to ``figs`` and to their literal_tau rows; where there are none (the quick profile), the
+    counterfactual world's literal rows are the edited figures themselves (both readings agree)."""
+    both = _both_readings_cf(cf)
+
+    def apply(tables, params):
+        lit = _literal_tables(tables)
+        if lit is not None and all(lit.get(f) is not None for f in figs):
+            return both(tables, params)
+        t2, p2 = cf(tables, params)
+        old = tables.get(LITERAL)
+        tags = [f"{LITERAL}:{f}" for f in figs]
+        keep = [old[~old["figure"].astype(str).isin(tags)]] if old is not None and len(old) else []
+        parts = [t2[f].assign(figure=f"{LITERAL}:{f}") for f in figs if t2.get(f) is not None and len(t2[f])]
+        return {**t2, LITERAL: pd.concat(keep + parts, ignore_index=True)}, p2
+    return apply
+
+
+def _strict_both_readings(figs):
+    """A claim of ``figs`` judged at both readings of tau (``_at_both_readings``); where the literal reading was not
+    run for them, not evaluated ("not run at this scale"), the package reading's verdict kept in the details."""
+    def deco(fn):
+        both = _at_both_readings(fn)
+
+        def judged(tables, params):
+            ev = fn(tables, params)
+            if ev.verdict == "not_evaluated":
+                return ev
+            lit = _literal_tables(tables)
+            if lit is None or any(lit.get(f) is None for f in figs):
+                tau, lt = params.get("local_steps"), params.get("literal_tau")
+                return not_evaluated(f"the literal reading of (20a)-(20b) (tau = {lt}: one gradient step per round) was not "
+                                     f"run for {', '.join(figs)}; at tau = {tau} (the package's reading, a departure from the "
+                                     f"printed step) alone: {ev.verdict.replace('_', ' ')}", category="not_run",
+                                     package_reading={"local_steps": tau, "verdict": ev.verdict, "effect": ev.effect,
+                                                      "reason": ev.reason}, **ev.details)
+            return both(tables, params)
+        judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
+        return judged
+    return deco
 
 
 def _verdict_text(ev: Evidence) -> str:
@@ -1527,3 +1575,11 @@ for _spec in list(CLAIMS):
     CLAIMS._specs[_spec.id] = dataclasses.replace(_spec, fn=_of_record(_spec), refute=_at_paper_scale(_spec.refute),
                                                   support=_at_paper_scale(_spec.support))
 del _spec
+
+
+# ---- Figs. 5-7 at both readings of tau (STRICT_FIGS above), for every claim that reads them
+for _spec in list(CLAIMS):
+    _figs = tuple(f for f in _spec.figures if f in STRICT_FIGS)
+    if _figs:
+        CLAIMS.rewrap(_spec.id, fn=_strict_both_readings(_figs)(_spec.fn), refute=_strict_cf(_spec.refute, _figs),
+                      support=_strict_cf(_spec.support, _figs), figures=(*_spec.figures, LITERAL), tests=_spec.tests + READING_NOTE)

@@ -185,7 +185,7 @@ def _fairness_vs_t0(fig, results, ctx) -> Rendered:
 
 
 #: the ``figure`` value of the literal_tau CSV's rows per figure they repeat at tau = literal_tau (claims split on it)
-LITERAL_TAGS = {f: f"literal_tau:{f}" for f in ("fig2", "fig3", "fig4")}
+LITERAL_TAGS = {f: f"literal_tau:{f}" for f in ("fig2", "fig3", "fig4", "fig5", "fig6", "fig7")}
 
 
 def _literal_tau(fig, results, ctx) -> Rendered:
@@ -200,14 +200,31 @@ def _literal_tau(fig, results, ctx) -> Rendered:
         return Rendered(tidy_frame([]), f)
     tau, sched = ctx.params["literal_tau"], FIG_SERIES["fig3"]
     # CSV rows tagged with the figure they stand in for (Proposed's accuracy is in Fig. 2's rows and in Fig. 3's)
-    return _vs_t0(fig, results, ctx, [("accuracy", f"PL accuracy, DP mechanisms (tau = {tau})", FIG_SERIES["fig2"], LITERAL_TAGS["fig2"]),
-                                      ("accuracy", f"PL accuracy, schedulers (tau = {tau})", sched, LITERAL_TAGS["fig3"]),
-                                      ("jain", f"Jain's index (tau = {tau})", sched, LITERAL_TAGS["fig4"]),
-                                      ("max_test_loss", f"max PL test loss (tau = {tau})", sched, LITERAL_TAGS["fig4"])],
-                  configs=configs)
+    drawn = _vs_t0(fig, results, ctx, [("accuracy", f"PL accuracy, DP mechanisms (tau = {tau})", FIG_SERIES["fig2"], LITERAL_TAGS["fig2"]),
+                                       ("accuracy", f"PL accuracy, schedulers (tau = {tau})", sched, LITERAL_TAGS["fig3"]),
+                                       ("jain", f"Jain's index (tau = {tau})", sched, LITERAL_TAGS["fig4"]),
+                                       ("max_test_loss", f"max PL test loss (tau = {tau})", sched, LITERAL_TAGS["fig4"])],
+                   configs=configs)
+    if not any(r.params.get("group") == "pfl" for r in fig.runs):
+        return drawn
+    # Figs. 5-7 (the PFL baselines) at tau = literal_tau: their numbers in the CSV only (the drawing shows Figs. 2-4)
+    pfl = FIG_SERIES["fig6"]
+    extra = [_fig5(fig, results, ctx, tag=LITERAL_TAGS["fig5"]),
+             _vs_t0(fig, results, ctx, [("accuracy", "PL accuracy", pfl, LITERAL_TAGS["fig6"]),
+                                        ("jain", "Jain's index", pfl, LITERAL_TAGS["fig7"]),
+                                        ("max_test_loss", "max PL test loss", pfl, LITERAL_TAGS["fig7"])], configs=configs)]
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    for r in extra:
+        plt.close(r.figure)
+    drawn.figure.text(0.5, 0.005, f"Figs. 5-7 (the PFL baselines) at tau = {tau}: numbers in literal_tau.csv", ha="center",
+                      fontsize=7)
+    return Rendered(pd.concat([drawn.data] + [r.data for r in extra], ignore_index=True), drawn.figure)
 
 
-def _fig5(fig, results, ctx):
+def _fig5(fig, results, ctx, tag="fig5"):
+    """Fig. 5 (``tag``: the CSV's ``figure`` value; the literal_tau figure keeps its rows at tau = 1 in its CSV)."""
     runs = Runs(fig, results, ctx.params)
     configs = ctx.params["configs"]
     f, axes = subplots(1, len(configs), width=3.7, height=3.0)
@@ -227,9 +244,9 @@ def _fig5(fig, results, ctx):
                 recs = [r for r in summ.get("records", []) if "accuracy" in r]
                 for r in recs:
                     curves.setdefault(r["t"], []).append(r["accuracy"])
-                    rows.append(dict(figure="fig5", panel=cfg, series=LABELS[s], x=r["t"], metric="accuracy",
+                    rows.append(dict(figure=tag, panel=cfg, series=LABELS[s], x=r["t"], metric="accuracy",
                                      value=r["accuracy"], seed=seed, run_id=rid))
-                rows.append(dict(figure="fig5", panel=cfg, series=LABELS[s], x=summ["rounds"], metric="final_train_accuracy",
+                rows.append(dict(figure=tag, panel=cfg, series=LABELS[s], x=summ["rounds"], metric="final_train_accuracy",
                                  value=summ["train_accuracy"], seed=seed, run_id=rid))
             if not curves:
                 continue

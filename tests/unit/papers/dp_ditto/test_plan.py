@@ -40,24 +40,31 @@ def test_quick_keeps_the_paper_noise_and_lambda_star():
 
 
 @pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
-def test_literal_step_reruns_fig6_at_one_step_per_round(profile):
-    """The reading check of D1: Fig. 6's DP-Ditto jobs once more with one full-gradient step per round, only in the
-    profiles that list fig6 in literal_step; every other run keeps its run id (the flag lives on the literal batches)."""
+def test_literal_step_reruns_its_figures_at_one_step_per_round(profile):
+    """The reading check of D1: the DP-Ditto jobs of the figures listed in literal_step once more with one full-gradient
+    step per round; every other run keeps its run id (the flag lives on the literal batches only)."""
     params = load_params("dp_ditto", profile)
     figs = {f.fig_id: f for f in figures(params)}
-    lit, fig6 = figs[LITERAL_ID].runs, figs["fig6"].runs
-    if "fig6" not in params["literal_step"]:
+    lit = figs[LITERAL_ID].runs
+    if not params["literal_step"]:
         assert lit == []
         return
-    assert len(lit) == len(params["seeds"]) * len(params["fig6_panels"])
+    assert {r.seed for r in lit} == set(params["seeds"])
     assert all(r.params["one_step_per_round"] and r.params["group"] == LITERAL_ID for r in lit)
     others = [r for f in figs.values() if f.fig_id not in (LITERAL_ID, PRIVACY_ID) for r in f.runs]
     assert not any(r.params.get("one_step_per_round") for r in others)
-    # the literal jobs are Fig. 6's configurations (eps, C, T, per-round lambdas), run once more
-    want = {(r.seed, j["key"]) for r in fig6 for j in r.params["jobs"] if j["per_round"] and j["epsilon"] == params["fig6_epsilon"]}
+    # the literal jobs are the listed figures' configurations (eps, C, T), their lambdas united, run once more
+    want = {(r.seed, j["key"]) for f in params["literal_step"] for r in figs[f].runs for j in r.params["jobs"]
+            if r.params["panel"] in (params["fig6_panels"] if f == "fig6" else [params["sweep_panel"]])}
     got = {(r.seed, j["key"]) for r in lit for j in r.params["jobs"]}
-    assert got <= want and {s for s, _ in got} == set(params["seeds"])
-    assert all(set(j["per_round"]) == {float(l) for l in params["fig6_lambdas"]} for r in lit for j in r.params["jobs"])
+    assert got <= want
+    lams = {float(l) for f, key in (("fig6", "fig6_lambdas"), (SWEEP_ID, "sweep_lambdas")) if f in params["literal_step"]
+            for l in params[key]}
+    assert set().union(*(set(j["lambdas"]) for r in lit for j in r.params["jobs"])) == lams
+    if "fig6" in params["literal_step"]:
+        fig6_key = job_key(params["fig6_epsilon"], params["clip"], params["fig6_T"][params["fig6_panels"][0]])
+        assert all(set(j["per_round"]) == {float(l) for l in params["fig6_lambdas"]}
+                   for r in lit for j in r.params["jobs"] if j["key"] == fig6_key)
 
 
 def test_literal_step_names_only_implemented_figures():
