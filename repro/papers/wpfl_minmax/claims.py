@@ -367,6 +367,8 @@ def _both_readings_cf(cf):
 #: are not evaluated where the literal reading was not run (tau = 100 departs from the printed single step; the same
 #: rule as dp_ditto's training claims). Figs. 2-4 keep the older rule of _at_both_readings (their literal runs exist)
 STRICT_FIGS = ("fig5", "fig6", "fig7")
+FEDAMP_NOTE = ("; and with FedAMP deployed both ways (S13, restart from the cloud model; S15, anchor only), a verdict only "
+               "where both give it")
 
 
 def _strict_cf(cf, figs):
@@ -384,6 +386,78 @@ def _strict_cf(cf, figs):
         keep = [old[~old["figure"].astype(str).isin(tags)]] if old is not None and len(old) else []
         parts = [t2[f].assign(figure=f"{LITERAL}:{f}") for f in figs if t2.get(f) is not None and len(t2[f])]
         return {**t2, LITERAL: pd.concat(keep + parts, ignore_index=True)}, p2
+    return apply
+
+
+def _fedamp_view(tables, figs, reads=()) -> dict | None:
+    """The tables the claim ``reads`` with FedAMP's anchor-only deployment (S15, PFLlib's convention) in place of S13
+    ("FedAMP") in ``figs`` (and their literal_tau rows); None where no figure has S15 rows."""
+    out = {k: tables.get(k) for k in dict.fromkeys((*reads, *figs, LITERAL)) if tables.get(k) is not None}
+    swapped = False
+    for key in (*figs, LITERAL):
+        t = tables.get(key)
+        if t is None or len(t) == 0:
+            continue
+        ser = t["series"].astype(str)
+        if not (ser == FEDAMP_ANCHOR).any():
+            continue
+        if key == LITERAL:  # only the figures' own rows of the literal table
+            mine = t["figure"].astype(str).isin([f"{LITERAL}:{f}" for f in figs])
+            has = mine & (ser == FEDAMP_ANCHOR)
+            if not has.any():
+                continue
+            t = t[~(mine & (ser == "FedAMP"))].copy()
+            t.loc[mine.reindex(t.index) & (t["series"].astype(str) == FEDAMP_ANCHOR), "series"] = "FedAMP"
+        else:
+            t = t[ser != "FedAMP"].copy()
+            t.loc[t["series"].astype(str) == FEDAMP_ANCHOR, "series"] = "FedAMP"
+        out[key], swapped = t, True
+    return out if swapped else None
+
+
+def _at_both_fedamp(fn, figs, reads=()):
+    """A claim of Figs. 5-7 judged with FedAMP deployed as its paper defines it (S13: local SGD restarts from the cloud
+    model) and as PFLlib deploys it (S15: anchor only; README, "FedAMP deployment"); a verdict only where both give it
+    (judging rule 4). A claim that does not read FedAMP gives the same verdict at both."""
+    def judged(tables, params):
+        ev = fn(tables, params)
+        view = _fedamp_view(tables, figs, reads)
+        if view is None:
+            return ev
+        try:
+            ev1 = fn(view, params)
+        except MissingData as e:
+            ev1 = not_evaluated(str(e) or "data missing")
+        pair = (f"FedAMP restarting from its cloud model (S13): {_verdict_text(ev)}; FedAMP anchor only (S15): "
+                f"{_verdict_text(ev1)}")
+        return agree_across_readings(ev, ev1, pair=pair, details={**ev.details},
+                                     names=("FedAMP restarting from u_i (S13)", "FedAMP anchor only (S15)"),
+                                     constant="FedAMP's deployment (restart from the cloud model u_i, as FedAMP's paper, "
+                                              "or keep the own model and use u_i as the anchor only, as PFLlib)")
+    judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
+    return judged
+
+
+def _fedamp_cf(cf, figs):
+    """A counterfactual applied to the tables and, the same way, to the S15 reading (its rows edited as S13's)."""
+    def apply(tables, params):
+        t2, p2 = cf(tables, params)
+        view = _fedamp_view(tables, figs, tuple(tables))
+        if view is None:
+            return t2, p2
+        v2, _ = cf(view, params)
+        out = dict(t2)
+        for key in (*figs, LITERAL):
+            a, b = t2.get(key), v2.get(key)
+            if a is None or b is None or not (tables[key]["series"].astype(str) == FEDAMP_ANCHOR).any():
+                continue
+            mine = (b["figure"].astype(str).isin([f"{LITERAL}:{f}" for f in figs]) if key == LITERAL
+                    else pd.Series(True, index=b.index))
+            s15 = b[mine & (b["series"].astype(str) == "FedAMP")].assign(series=FEDAMP_ANCHOR)
+            amine = (a["figure"].astype(str).isin([f"{LITERAL}:{f}" for f in figs]) if key == LITERAL
+                     else pd.Series(True, index=a.index))
+            out[key] = pd.concat([a[~(amine & (a["series"].astype(str) == FEDAMP_ANCHOR))], s15], ignore_index=True)
+        return out, p2
     return apply
 
 
@@ -1581,5 +1655,6 @@ del _spec
 for _spec in list(CLAIMS):
     _figs = tuple(f for f in _spec.figures if f in STRICT_FIGS)
     if _figs:
-        CLAIMS.rewrap(_spec.id, fn=_strict_both_readings(_figs)(_spec.fn), refute=_strict_cf(_spec.refute, _figs),
-                      support=_strict_cf(_spec.support, _figs), figures=(*_spec.figures, LITERAL), tests=_spec.tests + READING_NOTE)
+        CLAIMS.rewrap(_spec.id, fn=_strict_both_readings(_figs)(_at_both_fedamp(_spec.fn, _figs, _spec.figures)),
+                      refute=_strict_cf(_fedamp_cf(_spec.refute, _figs), _figs), support=_strict_cf(_fedamp_cf(_spec.support, _figs), _figs),
+                      figures=(*_spec.figures, LITERAL), tests=_spec.tests + READING_NOTE + FEDAMP_NOTE)
