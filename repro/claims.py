@@ -341,6 +341,15 @@ def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
                     paper_value=worst.paper_value, tolerance="every part", reason="; ".join(why), details={"parts": detail})
 
 
+def judge_or_missing(fn: Callable, tables: Mapping, params: Mapping) -> Evidence:
+    """``fn(tables, params)``, or ``not_evaluated`` naming the missing data (as ClaimSpec.evaluate does): one reading
+    of a claim judged on other tables than the claim's own."""
+    try:
+        return fn(tables, params)
+    except MissingData as e:
+        return not_evaluated(str(e) or "data missing")
+
+
 def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str, details: dict,
                           names: tuple[str, str] = ("the package's reading", "the other reading")) -> Evidence:
     """One claim judged under two readings of something the paper leaves open or the package departs from (a
@@ -447,10 +456,7 @@ class ClaimSpec:
     support: Counterfactual
 
     def evaluate(self, tables: Mapping, params: Mapping) -> Claim:
-        try:
-            ev = self.fn(tables, params)
-        except MissingData as e:
-            ev = not_evaluated(str(e) or "data missing")
+        ev = judge_or_missing(self.fn, tables, params)
         diverged = [line for f in self.figures for line in getattr(tables.get(f), "attrs", {}).get("diverged", [])]
         if diverged and self.kind != "exact" and isinstance(ev, Evidence) and ev.verdict != "not_evaluated":
             # judged on a figure where a training diverged (its table's divergence rows, repro.pipeline): not a verdict

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from repro.claims import (ClaimSet, Evidence, agree_across_readings, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+from repro.claims import (ClaimSet, Evidence, agree_across_readings, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
                           number, relabel, sign_test, unchanged)
 from repro.papers.dp_ditto import theory as th
 from repro.papers.dp_ditto.experiments import LITERAL_ID, PRIVACY_ID, SWEEP_ID
@@ -119,10 +119,7 @@ def _at_both_steps(figs):
                                      d1_reading={"effect": ev.effect, "reason": ev.reason, "verdict": ev.verdict,
                                                  "interval": None if ev.interval is None else [ev.interval.low, ev.interval.high]},
                                      **ev.details)
-            try:
-                ev1 = fn(view, params)
-            except MissingData as e:
-                ev1 = not_evaluated(str(e) or "data missing")
+            ev1 = judge_or_missing(fn, view, params)
             pair = (f"one epoch at batch 10 per round (D1, the package's reading): {ev.verdict.replace('_', ' ')}; one "
                     f"full-gradient step per round (Algorithm 1 as printed): {ev1.verdict.replace('_', ' ')}")
             details = {**ev.details, "literal_reading": {"verdict": ev1.verdict, "effect": ev1.effect, "reason": ev1.reason}}

@@ -22,7 +22,7 @@ import pandas as pd
 
 import dataclasses
 
-from repro.claims import (ClaimSet, Evidence, agree_across_readings, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+from repro.claims import (ClaimSet, Evidence, agree_across_readings, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
                           number, sign_test, unchanged)
 from repro.claims import bonferroni as claims_bonferroni
 
@@ -424,10 +424,7 @@ def _at_both_fedamp(fn, figs, reads=()):
         view = _fedamp_view(tables, figs, reads)
         if view is None:
             return ev
-        try:
-            ev1 = fn(view, params)
-        except MissingData as e:
-            ev1 = not_evaluated(str(e) or "data missing")
+        ev1 = judge_or_missing(fn, view, params)
         pair = (f"FedAMP restarting from its cloud model (S13): {_verdict_text(ev)}; FedAMP anchor only (S15): "
                 f"{_verdict_text(ev1)}")
         return agree_across_readings(ev, ev1, pair=pair, details={**ev.details},
@@ -504,10 +501,7 @@ def _at_both_readings(fn):
             note = (f"the literal reading (tau = {lit}) was not regenerated" if lit is not None
                     else "the literal reading of (20a)-(20b) (one step per round) is not run in this profile")
             return ev.but(details={**ev.details, "literal_reading": note})
-        try:
-            ev1 = fn(lit_tables, params)
-        except MissingData as e:
-            ev1 = not_evaluated(str(e) or "data missing")
+        ev1 = judge_or_missing(fn, lit_tables, params)
         diverged = getattr(tables[LITERAL], "attrs", {}).get("diverged", [])
         if diverged and ev1.verdict != "not_evaluated":
             ev1 = not_evaluated("; ".join(diverged[:3]), category="diverged")
