@@ -16,7 +16,7 @@ import pandas as pd
 from repro.claims import (ClaimSet, Evidence, agree_across_readings, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
                           number, relabel, sign_test, unchanged)
 from repro.papers.dp_ditto import theory as th
-from repro.papers.dp_ditto.experiments import LITERAL_ID, PRIVACY_ID, SWEEP_ID
+from repro.papers.dp_ditto.experiments import LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, literal_figure, literal_need
 from repro.stats import mean_interval, spearman
 
 CLAIMS = ClaimSet("dp_ditto")
@@ -57,23 +57,29 @@ TRAINING_FIGS = ("fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID)
 #: ... except eq. (11)'s identity (lambda = 0 does not see the noise at any step size)
 STEP_EXEMPT = ("18.b",)
 STEP_NOTE = ("; judged at one epoch of minibatch SGD per round (D1, the package's reading) and at one full-gradient step "
-             "per round (Algorithm 1 as printed, the literal_step figure); a verdict only where both readings give it, "
+             "per round (Algorithm 1 as printed, the literal figures: literal_step, fig3_literal, fig4_literal, fig5_literal, fig7_literal); a verdict only where both readings give it, "
              "not evaluated where the printed step was not run")
 STEP_CONSTANT = ("the local steps per round (Algorithm 1 prints one gradient step on the whole local loss for u_n and "
                  "varpi_n; guide decision D1 takes one epoch of minibatch SGD at batch 10)")
 
 
-def _literal_tag(fig: str) -> str:
-    """The ``figure`` value of the literal_step CSV's rows that stand in for ``fig`` (figures.LITERAL_TAG)."""
-    return f"{LITERAL_ID}:{fig}"
+_literal_tag = literal_need  # the ``figure`` value of the literal CSV rows that stand in for a figure's
+#: the tables that hold rows at Algorithm 1 as printed (literal_step: Fig. 6 and the sweep; fig3_literal, ...)
+LITERAL_TABLES = tuple(dict.fromkeys(literal_figure(f) for f in LITERAL_FIGS))
+
+
+def _literal_rows(tables) -> pd.DataFrame | None:
+    """Every row drawn at Algorithm 1 as printed, from all literal figures' tables (None where there is none)."""
+    parts = [tables[k] for k in LITERAL_TABLES if tables.get(k) is not None and len(tables[k])]
+    return pd.concat(parts, ignore_index=True) if parts else None
 
 
 def _literal_view(tables, figs) -> dict | None:
-    """``tables`` with each of ``figs`` replaced by the literal_step figure's rows for it (None where any is missing)."""
-    t = tables.get(LITERAL_ID)
-    if t is None or len(t) == 0:
+    """``tables`` with each of ``figs`` replaced by its rows at Algorithm 1 as printed (None where any is missing)."""
+    t = _literal_rows(tables)
+    if t is None:
         return None
-    out = {k: v for k, v in tables.items() if k != LITERAL_ID}
+    out = {k: v for k, v in tables.items() if k not in LITERAL_TABLES}
     tag = t["figure"].astype(str)
     for f in figs:
         part = t[tag == _literal_tag(f)]
@@ -91,10 +97,11 @@ def _both_steps_cf(cf, figs):
         view = _literal_view(tables, figs)
         src = t2 if view is None else cf(view, params)[0]
         tags = [_literal_tag(f) for f in figs]
-        old = tables.get(LITERAL_ID)
-        keep = [old[~old["figure"].astype(str).isin(tags)]] if old is not None and len(old) else []
+        old = _literal_rows(tables)  # the edited rows replace the originals, all kept in the literal_step table
+        keep = [old[~old["figure"].astype(str).isin(tags)]] if old is not None else []
         parts = [src[f].assign(figure=_literal_tag(f)) for f in figs if src.get(f) is not None and len(src[f])]
-        return {**t2, LITERAL_ID: pd.concat(keep + parts, ignore_index=True)}, p2
+        rest = {k: v for k, v in t2.items() if k not in LITERAL_TABLES}
+        return {**rest, LITERAL_ID: pd.concat(keep + parts, ignore_index=True)}, p2
     return apply
 
 
@@ -1674,5 +1681,6 @@ for _spec in list(CLAIMS):
     _figs = tuple(f for f in _spec.figures if f in TRAINING_FIGS)
     if _figs and _spec.id not in STEP_EXEMPT:
         CLAIMS.rewrap(_spec.id, fn=_at_both_steps(_figs)(_spec.fn), refute=_both_steps_cf(_spec.refute, _figs),
-                      support=_both_steps_cf(_spec.support, _figs), figures=(*_spec.figures, LITERAL_ID),
+                      support=_both_steps_cf(_spec.support, _figs),
+                      figures=(*_spec.figures, *dict.fromkeys(literal_figure(f) for f in _figs)),
                       tests=_spec.tests + STEP_NOTE)

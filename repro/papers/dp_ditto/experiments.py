@@ -101,11 +101,11 @@ class Plan:
             job.per_round |= {float(l) for l in lambdas}
         self.needs.setdefault(fig, []).append((("ditto", panel, int(seed), group), k))
 
-    def request_baseline(self, fig, algo, panel, eps, clip, T, seed, hp=None, tuning=False):
+    def request_baseline(self, fig, algo, panel, eps, clip, T, seed, hp=None, tuning=False, literal=False):
         if algo not in BASELINES:
             raise ConfigError(f"unknown baseline {algo!r}; allowed: {', '.join(BASELINES)}")
         hp = self.hyper(algo, panel) if hp is None else hp
-        group = "tuning" if tuning else f"eps={eps_key(eps)}"
+        group = "tuning" if tuning else f"{LITERAL_ID}:eps={eps_key(eps)}" if literal else f"eps={eps_key(eps)}"
         k = f"{algo}|{hp_key(hp)}|{job_key(eps, clip, T)}"
         job = {"algorithm": algo, "hp": hp, "epsilon": float(eps), "clip": float(clip), "T": int(T)}
         if tuning:
@@ -118,7 +118,7 @@ class Plan:
         kind, panel, seed, group = batch
         p = common_params(self.params, panel)
         p["group"] = group
-        if group == LITERAL_ID:  # Algorithm 1, lines 5 and 10: one gradient step on the whole local loss (runs.py)
+        if group.startswith(LITERAL_ID):  # Algorithm 1, lines 5 and 10: one gradient step on the whole local loss (runs.py)
             p["one_step_per_round"] = True
         if kind == "ditto":
             jobs = self.ditto[(panel, seed, group)]
@@ -173,6 +173,16 @@ def literal_need(fig: str) -> str:
     return f"{LITERAL_ID}:{fig}"
 
 
+#: the figures whose trainings can run again at Algorithm 1 as printed (the ``literal_step`` list of a profile)
+LITERAL_FIGS = ("fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID)
+
+
+def literal_figure(fig: str) -> str:
+    """The figure id that draws ``fig`` at Algorithm 1 as printed: Fig. 6 and the lambda sweep share the literal_step
+    figure, Figs. 3, 4, 5 and 7 each have their own (``fig3_literal``, ...)."""
+    return LITERAL_ID if fig in ("fig6", SWEEP_ID) else f"{fig}_literal"
+
+
 def reference_T(params: dict, panel: str) -> int:
     """Horizon of the per-round eps = inf training of ``panel`` (Fig. 5's Ditto and the lambda = 0 reference)."""
     Ts = list(params["fig34_T"].get(panel, [])) if panel in params["fig34_panels"] else []
@@ -220,9 +230,40 @@ def build_plan(params: dict) -> Plan:
     for eps in (params["fig3_epsilon"], params["fig4_epsilon"]):
         for seed in seeds:
             plan.request_ditto(SWEEP_ID, params["sweep_panel"], eps, clip, params["sweep_T"], seed, params["sweep_lambdas"])
-    # Algorithm 1 as printed (one full-gradient step per round for u_n and varpi_n) for the DP-Ditto jobs of the
-    # figures listed in literal_step (the package's reading, D1, takes one epoch of minibatch SGD)
-    if "fig6" in params["literal_step"]:
+    # Algorithm 1 as printed (one full-gradient step per round for u_n and varpi_n) for the jobs of the figures listed
+    # in literal_step (the package's reading, D1, takes one epoch of minibatch SGD). Fig. 6 and the sweep share one
+    # group per (panel, seed), Figs. 3-5 another (their trainings shared as at D1), Fig. 7 a third; the baselines of
+    # Figs. 3-4 take the same local step (one full-gradient step per round), so the comparison stays like for like
+    literal = params["literal_step"]
+    for fig, eps, lam in (("fig3", params["fig3_epsilon"], params["fig3_lambda"]),
+                          ("fig4", params["fig4_epsilon"], params["fig4_lambda"])):
+        if fig not in literal:
+            continue
+        for panel in params["fig34_panels"]:
+            for seed in seeds:
+                plan.request_ditto(literal_need(fig), panel, math.inf, clip, reference_T(params, panel), seed, [lam_local],
+                                   per_round=True, group=f"{LITERAL_ID}:fig3-5")
+                for T in params["fig34_T"][panel]:
+                    plan.request_ditto(literal_need(fig), panel, eps, clip, T, seed, [lam], group=f"{LITERAL_ID}:fig3-5")
+                    for algo in params["baselines"]:
+                        plan.request_baseline(literal_need(fig), algo, panel, eps, clip, T, seed, literal=True)
+    if "fig5" in literal:
+        for panel in params["fig5_panels"]:
+            for eps in params["fig5_epsilons"]:
+                for seed in seeds:
+                    if math.isinf(eps):
+                        plan.request_ditto(literal_need("fig5"), panel, eps, clip, reference_T(params, panel), seed,
+                                           [params["fig5_lambda"], lam_local], per_round=True, group=f"{LITERAL_ID}:fig3-5")
+                    else:
+                        for T in params["fig5_T"][panel]:
+                            plan.request_ditto(literal_need("fig5"), panel, eps, clip, T, seed, [params["fig5_lambda"]],
+                                               group=f"{LITERAL_ID}:fig3-5")
+    if "fig7" in literal:
+        for T in params["fig7_T"]:
+            for seed in seeds:
+                plan.request_ditto(literal_need("fig7"), params["fig7_panel"], params["fig7_epsilon"], params["fig7_clip"],
+                                   T, seed, params["fig7_lambdas"], group=f"{LITERAL_ID}:fig7")
+    if "fig6" in literal:
         for panel in params["fig6_panels"]:
             for seed in seeds:
                 plan.request_ditto(literal_need("fig6"), panel, params["fig6_epsilon"], clip, params["fig6_T"][panel], seed,
@@ -340,11 +381,20 @@ def figures(params: dict) -> list[FigureSpec]:
     out.append(FigureSpec(SLUG, TUNING_ID, "Supplementary: the baselines' tuning sweep on a held-out validation split",
                           "Validation accuracy of each baseline's personalised models per value of its tuned hyper-parameter.",
                           runs=plan.runs_of(TUNING_ID), kind="table", paper_ref="supplementary"))
+    for src, ref in (("fig3", "Fig. 3"), ("fig4", "Fig. 4"), ("fig5", "Fig. 5"), ("fig7", "Fig. 7")):
+        paper = next(f for f in out if f.fig_id == src)
+        out.append(FigureSpec(SLUG, literal_figure(src), f"{ref} at one full-gradient step per round (Algorithm 1 as printed)",
+                              f"{ref} with u_n and varpi_n taking one gradient step on the whole local loss per round "
+                              "(Algorithm 1, lines 5 and 10)" + (" and every baseline one full-gradient local step per round"
+                              if src in ("fig3", "fig4") else "") + ": the reading check of D1 (one epoch of minibatch SGD "
+                              "at batch 10). " + paper.description,
+                              runs=plan.runs_of(literal_need(src)), paper_ref=f"{ref}, Algorithm 1 as printed"))
     out.append(FigureSpec(SLUG, LITERAL_ID, "Fig. 6 (and the lambda sweep's table) at one full-gradient step per round (Algorithm 1 as printed)",
                           "Fig. 6's accuracy and fairness against round t with u_n and varpi_n taking one gradient step on "
                           "the whole local loss per round (Algorithm 1, lines 5 and 10), the reading check of D1 (one epoch "
                           "of minibatch SGD at batch 10); seed mean with 95 % interval.",
-                          runs=list({r.run_id: r for f in params["literal_step"] for r in plan.runs_of(literal_need(f))}.values()),
+                          runs=list({r.run_id: r for f in ("fig6", SWEEP_ID) if f in params["literal_step"]
+                                     for r in plan.runs_of(literal_need(f))}.values()),
                           paper_ref="Fig. 6 and the lambda sweep, Algorithm 1 as printed"))
     trained = {r.run_id: r for f in out for r in f.runs if r.task != "fig2"}
     out.append(FigureSpec(SLUG, PRIVACY_ID, "Nominal and certified epsilon of every private configuration run",

@@ -15,7 +15,7 @@ import pandas as pd
 from repro.experiment import FigureSpec, RenderContext, Rendered, is_unavailable
 from repro.papers.dp_ditto import privacy as pv
 from repro.papers.dp_ditto.experiments import (LITERAL_ID, PANEL_TITLES, PRIVACY_ID, SWEEP_ID, TUNING_ID, build_plan, eps_key,
-                                               literal_need)
+                                               literal_figure, literal_need)
 from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
 from repro.results import tidy_frame
 from repro.stats import mean_interval
@@ -252,19 +252,23 @@ def pull_per_round(lam: float, lr: float, steps: float) -> float:
     return 1.0 - (1.0 - lr * lam) ** steps
 
 
-def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
+def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "", tag: str = "", reading: str = "") -> Rendered:
+    """Fig. 3 or 4 (``src``; default the figure's id), drawn from the jobs the plan names ``tag`` (default ``src``; the
+    CSV's ``figure`` value): the literal figures draw the same panels at Algorithm 1 as printed."""
     p = ctx.params
-    eps = p["fig3_epsilon"] if fig.fig_id == "fig3" else p["fig4_epsilon"]
-    lam = p["fig3_lambda"] if fig.fig_id == "fig3" else p["fig4_lambda"]
+    src = src or fig.fig_id
+    tag = tag or src
+    eps = p["fig3_epsilon"] if src == "fig3" else p["fig4_epsilon"]
+    lam = p["fig3_lambda"] if src == "fig3" else p["fig4_lambda"]
     panels = p["fig34_panels"]
     rows, unavailable, pulls = [], {}, {}
-    jobs = list(build_plan(p).jobs_of(fig.fig_id, results))
+    jobs = list(build_plan(p).jobs_of(tag, results))
     for q, seed, rid, res in jobs:
         if is_unavailable(res):
             unavailable[q["panel"]] = res["reason"]
             continue
         i = panels.index(q["panel"])
-        base = {"figure": fig.fig_id, "seed": seed, "run_id": rid}
+        base = {"figure": tag, "seed": seed, "run_id": rid}
         if "algorithm" in q:
             method, series, Ts = METHOD_LABELS[q["algorithm"]], "personalized", [None]
         elif math.isinf(float(q["epsilon"])):  # local-training reference read at every T of the grid
@@ -283,7 +287,7 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
                 rows.append({**base, "panel": LETTERS[2 * i], "series": method, "x": q["T"], "metric": m,
                              "value": float(res["info"].get(m, float("nan")))})
     for panel, v in pulls.items():
-        rows.append({"figure": fig.fig_id, "panel": LETTERS[2 * panels.index(panel)], "series": "DP-Ditto", "x": 0,
+        rows.append({"figure": tag, "panel": LETTERS[2 * panels.index(panel)], "series": "DP-Ditto", "x": 0,
                      "metric": "pull_per_round", "value": v, "seed": -1, "run_id": ""})
     df = tidy_frame(rows)
     f, axes = subplots(len(panels), 2, width=4.4, height=3.1)
@@ -308,7 +312,7 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
             if k == 1:
                 _legend_outside(ax)
     cert = pv.figure_note(_certs(jobs, float(p["delta"])))
-    suptitle(f, f"{fig.paper_ref}: DP-Ditto (lambda*={lam:g}) vs DP baselines and local training, eps={eps:g}, "
+    suptitle(f, f"{'Fig. 3' if src == 'fig3' else 'Fig. 4'}{reading}: DP-Ditto (lambda*={lam:g}) vs DP baselines and local training, eps={eps:g}, "
                 f"delta={p['delta']}", ctx.profile, _note(ctx, cert))
     return Rendered(data=df, figure=f)
 
@@ -329,18 +333,19 @@ def _coincide(d: pd.DataFrame, ref: str) -> list[str]:
     return [s for s in m.index if s != ref and bool((np.abs(m.loc[s] / r - 1) < COINCIDE_RTOL).all())]
 
 
-def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
+def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "fig5", tag: str = "fig5", reading: str = "") -> Rendered:
+    """Fig. 5 from the jobs the plan names ``tag`` (the CSV's ``figure`` value; see _fig34)."""
     p = ctx.params
     panels, lam = p["fig5_panels"], lam_key(p["fig5_lambda"])
     rows, unavailable = [], {}
-    jobs = list(build_plan(p).jobs_of(fig.fig_id, results))
+    jobs = list(build_plan(p).jobs_of(tag, results))
     for q, seed, rid, res in jobs:
         if is_unavailable(res):
             unavailable[q["panel"]] = res["reason"]
             continue
         letter = LETTERS[panels.index(q["panel"])]
         eps = float(q["epsilon"])
-        base = {"figure": "fig5", "panel": letter, "seed": seed, "run_id": rid}
+        base = {"figure": tag, "panel": letter, "seed": seed, "run_id": rid}
         if math.isinf(eps):
             for T in p["fig5_T"][q["panel"]]:
                 rows.append({**base, "series": "Ditto (eps=inf)", "x": T, "metric": "loss", "value": _value(res, lam, "loss", T)})
@@ -372,7 +377,7 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     for j in range(len(panels), 4):
         axes.flat[j].axis("off")
     cert = pv.figure_note(_certs(jobs, float(p["delta"])))
-    suptitle(f, f"Fig. 5: PL training loss vs T, lambda={p['fig5_lambda']:g}, C={p['clip']:g}, delta={p['delta']}",
+    suptitle(f, f"Fig. 5{reading}: PL training loss vs T, lambda={p['fig5_lambda']:g}, C={p['clip']:g}, delta={p['delta']}",
              ctx.profile, _note(ctx, cert))
     return Rendered(data=df, figure=f)
 
@@ -380,7 +385,7 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
 # --------------------------------------------------------------------------------------------- Fig. 6
 
 
-def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext, tag: str = "fig6", reading: str = "") -> Rendered:
+def _fig6(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "fig6", tag: str = "fig6", reading: str = "") -> Rendered:
     """Fig. 6 (``tag``: the CSV's ``figure`` value and the plan's name of the jobs drawn; the literal_step figure draws
     the same panels at its reading)."""
     p = ctx.params
@@ -427,17 +432,13 @@ def _literal_step(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendere
     CSV rows carry ``figure`` = literal_step:<figure> (claims.py reads them in place of that figure)."""
     todo = ctx.params["literal_step"]
     if not fig.runs:
-        f, axes = subplots(1, 1)
-        mark_unavailable(axes[0, 0], f"not run in this profile (literal_step: {list(todo)}): Algorithm 1 as printed (one "
-                                     "full-gradient step per round) runs at paper scale")
-        suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile)
-        return Rendered(tidy_frame([]), f)
+        return _not_run_literal(fig, ctx)
     parts = []
     if SWEEP_ID in todo:
         parts.append(_table_sweep(fig, results, ctx, tag=literal_need(SWEEP_ID)))
     if "fig6" in todo:
         parts.append(_fig6(fig, results, ctx, tag=literal_need("fig6"),
-                           reading=" at Algorithm 1 as printed (one full-gradient step per round)"
+                           reading=LITERAL_READING
                                    + ("; the lambda sweep's table: literal_step.md" if SWEEP_ID in todo else "")))
     shown = parts[-1]
     for r in parts[:-1]:  # the sweep's own plot: its numbers are in the CSV and its table in the markdown
@@ -447,6 +448,29 @@ def _literal_step(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendere
     data = pd.concat([r.data for r in parts], ignore_index=True)
     md = "\n\n".join(r.markdown for r in parts if getattr(r, "markdown", None))
     return Rendered(data=data, figure=shown.figure, markdown=md or None)
+
+
+LITERAL_READING = " at Algorithm 1 as printed (one full-gradient step per round)"
+
+
+def _not_run_literal(fig: FigureSpec, ctx: RenderContext) -> Rendered:
+    f, axes = subplots(1, 1)
+    mark_unavailable(axes[0, 0], f"not run in this profile (literal_step: {list(ctx.params['literal_step'])}): Algorithm 1 "
+                                 "as printed (one full-gradient step per round) runs at paper scale")
+    suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile)
+    return Rendered(tidy_frame([]), f)
+
+
+def _literal_of(src: str):
+    """The renderer of ``src``'s figure at Algorithm 1 as printed (``fig3_literal``, ...): ``src``'s own renderer on the
+    jobs the plan names literal_step:<src>; its CSV rows carry that name as ``figure`` (claims.py reads them in place
+    of ``src``)."""
+    def render(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
+        if not fig.runs:
+            return _not_run_literal(fig, ctx)
+        return RENDERERS[src](fig, results, ctx, src=src, tag=literal_need(src), reading=LITERAL_READING)
+    render.__name__ = f"_{src}_literal"
+    return render
 
 
 # --------------------------------------------------------------------------------------------- Fig. 7
@@ -468,17 +492,18 @@ def joint_optimum(loss: pd.Series, fair: pd.Series, max_iter: int = 5, lam0: flo
     return T_star, lam, max_iter
 
 
-def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
+def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "fig7", tag: str = "fig7", reading: str = "") -> Rendered:
+    """Fig. 7 from the jobs the plan names ``tag`` (the CSV's ``figure`` value; see _fig34)."""
     p = ctx.params
     rows, unavailable = [], None
-    jobs = list(build_plan(p).jobs_of(fig.fig_id, results))
+    jobs = list(build_plan(p).jobs_of(tag, results))
     for q, seed, rid, res in jobs:
         if is_unavailable(res):
             unavailable = res["reason"]
             continue
         for lam in p["fig7_lambdas"]:
             s = lam_key(lam)
-            base = {"figure": "fig7", "seed": seed, "run_id": rid}
+            base = {"figure": tag, "seed": seed, "run_id": rid}
             rows.append({**base, "panel": "a", "series": f"T={q['T']}", "x": float(lam), "metric": "fairness",
                          "value": _value(res, s, "fairness")})
             rows.append({**base, "panel": "b", "series": f"lambda={s}", "x": q["T"], "metric": "loss",
@@ -499,12 +524,12 @@ def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
             fair = aa.assign(lam=aa["x"].astype(float), T=aa["series"].str[2:].astype(float)).groupby(["lam", "T"])["value"].mean()
             loss = bb.assign(lam=bb["series"].str[7:].astype(float), T=bb["x"].astype(float)).groupby(["lam", "T"])["value"].mean()
             T_star, lam_star, iters = joint_optimum(loss, fair)
-            e = {"figure": "fig7", "panel": "b", "series": "joint optimum (D16)", "seed": seed, "run_id": ""}
+            e = {"figure": tag, "panel": "b", "series": "joint optimum (D16)", "seed": seed, "run_id": ""}
             extra += [{**e, "x": T_star, "metric": "T_star", "value": T_star},
                       {**e, "x": T_star, "metric": "lambda_star", "value": lam_star},
                       {**e, "x": T_star, "metric": "iterations", "value": iters}]
             for T in sorted(set(fair.index.get_level_values(1))):  # fairness-optimal lambda per T (claim 14.a)
-                extra.append({"figure": "fig7", "panel": "a", "series": "argmin_lambda fairness", "seed": seed, "run_id": "",
+                extra.append({"figure": tag, "panel": "a", "series": "argmin_lambda fairness", "seed": seed, "run_id": "",
                               "x": T, "metric": "lambda_star_T", "value": float(fair.xs(T, level=1).fillna(np.inf).idxmin())})
         df = pd.concat([df, tidy_frame(extra)], ignore_index=True)
         sel = b[b["series"] == f"lambda={lam_key(lam_star)}"].groupby("x")["value"].mean()
@@ -520,7 +545,7 @@ def _fig7(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     axes[0, 1].set_ylabel("PL training loss")
     axes[0, 1].set_title("(b) PL training loss vs T")
     cert = pv.figure_note(_certs(jobs, float(p["delta"])))
-    suptitle(f, f"Fig. 7: DNN/MNIST, eps={p['fig7_epsilon']:g}, delta={p['delta']}, C={p['fig7_clip']:g}", ctx.profile,
+    suptitle(f, f"Fig. 7{reading}: DNN/MNIST, eps={p['fig7_epsilon']:g}, delta={p['delta']}, C={p['fig7_clip']:g}", ctx.profile,
              _note(ctx, cert))
     return Rendered(data=df, figure=f)
 
@@ -651,3 +676,4 @@ def _table_privacy(fig: FigureSpec, results: dict, ctx: RenderContext) -> Render
 #: figure id -> renderer (fig, results, ctx) -> Rendered
 RENDERERS = {"table1": _table1, "fig1": _fig1, "fig2": _fig2, "fig3": _fig34, "fig4": _fig34, "fig5": _fig5,
              "fig6": _fig6, "fig7": _fig7, LITERAL_ID: _literal_step, SWEEP_ID: _table_sweep, TUNING_ID: _table_tuning, PRIVACY_ID: _table_privacy}
+RENDERERS.update({literal_figure(src): _literal_of(src) for src in ("fig3", "fig4", "fig5", "fig7")})

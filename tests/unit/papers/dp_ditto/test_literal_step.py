@@ -7,7 +7,7 @@ import pytest
 
 from repro.experiment import load_params
 from repro.papers.dp_ditto.claims import CLAIMS
-from repro.papers.dp_ditto.experiments import LITERAL_ID, figures
+from repro.papers.dp_ditto.experiments import LITERAL_ID, figures, literal_figure
 
 SEEDS = (0, 1, 2)
 LITERAL_TAG = f"{LITERAL_ID}:fig6"
@@ -70,8 +70,48 @@ def test_every_training_claim_is_judged_at_both_steps():
 
     covered = [c.id for c in CLAIMS if set(c.figures) & set(TRAINING_FIGS) and c.id not in STEP_EXEMPT]
     assert len(covered) >= 30
-    assert all(LITERAL_ID in CLAIMS[i].figures and "Algorithm 1 as printed" in CLAIMS[i].tests for i in covered)
-    assert LITERAL_ID not in CLAIMS["18.b"].figures
+    for i in covered:  # each declares the literal figure of every training figure it reads
+        lit = {literal_figure(f) for f in set(CLAIMS[i].figures) & set(TRAINING_FIGS)}
+        assert lit <= set(CLAIMS[i].figures) and "Algorithm 1 as printed" in CLAIMS[i].tests, i
+    assert not any(f.endswith("_literal") or f == LITERAL_ID for f in CLAIMS["18.b"].figures)
+
+
+def test_literal_rows_are_read_from_each_literal_figure(paper_params):
+    """Fig. 7's printed-step rows live in fig7_literal (Fig. 6's in literal_step): the view reads each figure's rows from
+    wherever they are drawn, and the counterfactual edits them in one place (no stale copy left)."""
+    from repro.papers.dp_ditto.claims import _both_steps_cf, _literal_view
+
+    rows = lambda fig, tag: pd.DataFrame([{"figure": tag, "panel": "a", "series": "s", "x": 1, "metric": "m", "value": v,
+                                           "seed": 0, "run_id": "r"} for v in (1.0, 2.0)])
+    tables = {"fig6": rows("fig6", "fig6"), "fig7": rows("fig7", "fig7"), LITERAL_ID: rows("fig6", f"{LITERAL_ID}:fig6"),
+              "fig7_literal": rows("fig7", f"{LITERAL_ID}:fig7")}
+    view = _literal_view(tables, ("fig6", "fig7"))
+    assert set(view["fig7"]["figure"]) == {"fig7"} and len(view["fig7"]) == 2
+    assert _literal_view({k: v for k, v in tables.items() if k != "fig7_literal"}, ("fig7",)) is None
+
+    def double(t, p):
+        return {**t, "fig7": t["fig7"].assign(value=t["fig7"]["value"] * 2)}, p
+    out, _ = _both_steps_cf(double, ("fig7",))(tables, paper_params)
+    assert "fig7_literal" not in out
+    lit7 = out[LITERAL_ID][out[LITERAL_ID]["figure"] == f"{LITERAL_ID}:fig7"]
+    assert sorted(lit7["value"]) == [2.0, 4.0]
+    assert len(out[LITERAL_ID][out[LITERAL_ID]["figure"] == f"{LITERAL_ID}:fig6"]) == 2
+
+
+def test_a_literal_baseline_takes_one_full_batch_step():
+    """Figs. 3-4 at the printed step: the baselines' local training is one full-gradient step per round too."""
+    from repro.experiment import RunContext
+    from repro.papers.dp_ditto.runs import run_training
+
+    smoke = load_params("dp_ditto", "smoke", overrides={"literal_step": ["fig3"]})
+    spec = next(r for f in figures(smoke) if f.fig_id == "fig3_literal" for r in f.runs if r.task == "baseline_batch")
+    job = next(j for j in spec.params["jobs"] if j["algorithm"] == "pfedme")
+    p = {**{k: v for k, v in spec.params.items() if k != "jobs"}, **{k: v for k, v in job.items() if k != "key"}, "T": 1}
+    ctx = RunContext(profile="smoke", run_id="test-literal-baseline", log=lambda m: None)
+    res = run_training("baseline", p, ctx.streams(spec), ctx)
+    if res.get("status") != "ok":
+        pytest.skip(res.get("reason", "dataset unavailable"))
+    assert spec.params["one_step_per_round"] and res["batch_size"] == max(res["train_sizes"]) and res["steps_per_round"] == 1.0
 
 
 def test_counterfactuals_edit_both_readings(paper_params):

@@ -5,8 +5,10 @@ import math
 import pytest
 
 from repro.experiment import FIG_ID, ConfigError, load_params
-from repro.papers.dp_ditto.experiments import (LITERAL_ID, PRIVACY_ID, SWEEP_ID, TASKS, TUNING_ID, build_plan, figures, job_key,
-                                               reference_T, validate)
+from repro.papers.dp_ditto.experiments import (LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, TASKS, TUNING_ID, build_plan,
+                                               figures, job_key, literal_figure, literal_need, reference_T, validate)
+
+LITERAL_IDS = {literal_figure(f) for f in LITERAL_FIGS}
 
 
 @pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
@@ -16,7 +18,7 @@ def test_figure_ids_tasks_and_seeds(profile):
     ids = [f.fig_id for f in figs]
     assert all(FIG_ID.match(i) for i in ids) and len(ids) == len(set(ids))
     assert {"table1", "fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID, TUNING_ID, PRIVACY_ID,
-            LITERAL_ID} == set(ids)
+            LITERAL_ID, "fig3_literal", "fig4_literal", "fig5_literal", "fig7_literal"} == set(ids)
     runs = {r.run_id: r for f in figs for r in f.runs}
     assert all(r.task in TASKS for r in runs.values())
     # every training batch is read by the privacy table (one certificate per private configuration run)
@@ -41,35 +43,48 @@ def test_quick_keeps_the_paper_noise_and_lambda_star():
 
 @pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
 def test_literal_step_reruns_its_figures_at_one_step_per_round(profile):
-    """The reading check of D1: the DP-Ditto jobs of the figures listed in literal_step once more with one full-gradient
-    step per round; every other run keeps its run id (the flag lives on the literal batches only)."""
+    """The reading check of D1: the jobs of the figures listed in literal_step (Figs. 3-4 with their baselines) once
+    more with one full-gradient step per round; every other run keeps its run id (the flag lives on the literal
+    batches only)."""
     params = load_params("dp_ditto", profile)
     figs = {f.fig_id: f for f in figures(params)}
-    lit = figs[LITERAL_ID].runs
+    lit = [r for i in LITERAL_IDS for r in figs[i].runs]
     if not params["literal_step"]:
         assert lit == []
         return
     assert {r.seed for r in lit} == set(params["seeds"])
-    assert all(r.params["one_step_per_round"] and r.params["group"] == LITERAL_ID for r in lit)
-    others = [r for f in figs.values() if f.fig_id not in (LITERAL_ID, PRIVACY_ID) for r in f.runs]
+    assert all(r.params["one_step_per_round"] and r.params["group"].startswith(LITERAL_ID) for r in lit)
+    others = [r for f in figs.values() if f.fig_id not in LITERAL_IDS | {PRIVACY_ID} for r in f.runs]
     assert not any(r.params.get("one_step_per_round") for r in others)
-    # the literal jobs are the listed figures' configurations (eps, C, T), their lambdas united, run once more
-    want = {(r.seed, j["key"]) for f in params["literal_step"] for r in figs[f].runs for j in r.params["jobs"]
-            if r.params["panel"] in (params["fig6_panels"] if f == "fig6" else [params["sweep_panel"]])}
-    got = {(r.seed, j["key"]) for r in lit for j in r.params["jobs"]}
-    assert got <= want
+    # each listed figure's literal jobs are its D1 jobs (method, panel, seed, eps, C, T), run once more
+    plan = build_plan(params)
+    for f in params["literal_step"]:
+        d1 = {(kind, panel, seed, k) for (kind, panel, seed, _g), k in plan.needs[f]}
+        assert {(kind, panel, seed, k) for (kind, panel, seed, _g), k in plan.needs[literal_need(f)]} == d1, f
+        assert {r.run_id for r in plan.runs_of(literal_need(f))} <= {r.run_id for r in figs[literal_figure(f)].runs}
     lams = {float(l) for f, key in (("fig6", "fig6_lambdas"), (SWEEP_ID, "sweep_lambdas")) if f in params["literal_step"]
             for l in params[key]}
-    assert set().union(*(set(j["lambdas"]) for r in lit for j in r.params["jobs"])) == lams
+    assert set().union(*(set(j["lambdas"]) for r in figs[LITERAL_ID].runs for j in r.params["jobs"])) == lams
     if "fig6" in params["literal_step"]:
         fig6_key = job_key(params["fig6_epsilon"], params["clip"], params["fig6_T"][params["fig6_panels"][0]])
         assert all(set(j["per_round"]) == {float(l) for l in params["fig6_lambdas"]}
-                   for r in lit for j in r.params["jobs"] if j["key"] == fig6_key)
+                   for r in figs[LITERAL_ID].runs for j in r.params["jobs"] if j["key"] == fig6_key)
 
 
-def test_literal_step_names_only_implemented_figures():
-    with pytest.raises(ConfigError, match="literal_step.*fig3"):
-        load_params("dp_ditto", "quick", overrides={"literal_step": ["fig3"]})
+def test_literal_figures_of_the_paper_profile():
+    """The paper profile runs every training figure at the printed step; Fig. 6 and the sweep keep their own group
+    (their committed run ids), the baselines of Figs. 3-4 run in literal batches of their own."""
+    params = load_params("dp_ditto", "paper")
+    assert set(params["literal_step"]) == set(LITERAL_FIGS)
+    figs = {f.fig_id: f for f in figures(params)}
+    assert {r.params["group"] for r in figs[LITERAL_ID].runs} == {LITERAL_ID}
+    assert {r.task for r in figs["fig3_literal"].runs} == {"ditto_batch", "baseline_batch"}
+    assert {r.task for r in figs["fig7_literal"].runs} == {"ditto_batch"}
+
+
+def test_literal_step_names_only_training_figures():
+    with pytest.raises(ConfigError, match="literal_step.*fig2"):
+        load_params("dp_ditto", "quick", overrides={"literal_step": ["fig2"]})
 
 
 def test_jobs_are_shared_and_merged():
