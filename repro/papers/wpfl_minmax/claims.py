@@ -352,12 +352,14 @@ def _to_literal(view: dict, original: pd.DataFrame) -> pd.DataFrame:
 
 
 def _both_readings_cf(cf):
-    """A counterfactual applied to Figs. 3-4 and, the same way, to the literal_tau figure."""
+    """A counterfactual applied to Figs. 2-4 and, the same way, to the literal_tau figure; where there is none (the
+    quick profile), the counterfactual world's literal rows are the edited figures themselves (both readings agree)."""
     def apply(tables, params):
         t2, p2 = cf(tables, params)
         lit = _literal_tables(tables)
         if lit is None:
-            return t2, p2
+            parts = [t2[f].assign(figure=f"{LITERAL}:{f}") for f in ("fig2", "fig3", "fig4") if t2.get(f) is not None and len(t2[f])]
+            return ({**t2, LITERAL: pd.concat(parts, ignore_index=True)} if parts else t2), p2
         view, _ = cf(lit, params)
         return {**t2, LITERAL: _to_literal(view, tables[LITERAL])}, p2
     return apply
@@ -365,7 +367,7 @@ def _both_readings_cf(cf):
 
 #: the figures of the PFL comparison (Figs. 5-7): their claims keep a verdict only where both readings of tau give it and
 #: are not evaluated where the literal reading was not run (tau = 100 departs from the printed single step; the same
-#: rule as dp_ditto's training claims). Figs. 2-4 keep the older rule of _at_both_readings (their literal runs exist)
+#: rule as dp_ditto's training claims; Figs. 2-4's claims too, through _at_both_readings)
 STRICT_FIGS = ("fig5", "fig6", "fig7")
 FEDAMP_NOTE = ("; and with FedAMP deployed both ways (S13, restart from the cloud model; S15, anchor only), a verdict only "
                "where both give it")
@@ -492,15 +494,22 @@ def _at_both_readings(fn):
     figure), and keep a verdict only where both readings give it (judging rule 4, decided before the tau = 1 runs
     were made): reproduced / not reproduced at one reading and the opposite at the other is
     ``not_evaluated`` (depends on the reading); one side inconclusive makes the claim inconclusive; a side that
-    cannot be judged (not run, band unreachable) leaves the other's verdict, with the reason beside."""
+    cannot be judged (not run, band unreachable) leaves the other's verdict, with the reason beside. Where the
+    literal reading was not run at all, the package's tau (a departure from the printed single step) gives no
+    verdict alone: not evaluated ("not run at this scale"), its verdict kept in the details."""
     def judged(tables, params):
         ev = fn(tables, params)
         lit_tables = _literal_tables(tables)
         tau, lit = params.get("local_steps"), params.get("literal_tau")
         if lit_tables is None:
-            note = (f"the literal reading (tau = {lit}) was not regenerated" if lit is not None
-                    else "the literal reading of (20a)-(20b) (one step per round) is not run in this profile")
-            return ev.but(details={**ev.details, "literal_reading": note})
+            if ev.verdict == "not_evaluated" or tau == PAPER_LOCAL_STEPS:
+                return ev  # nothing to judge, or the profile itself takes the printed single step
+            why = (f"the literal reading (tau = {lit}) was not regenerated" if lit is not None
+                   else "the literal reading of (20a)-(20b) (one step per round) is not run in this profile")
+            return not_evaluated(f"{why}; at tau = {tau} (the package's reading, a departure from the printed step) "
+                                 f"alone: {ev.verdict.replace('_', ' ')}", category="not_run",
+                                 package_reading={"local_steps": tau, "verdict": ev.verdict, "effect": ev.effect,
+                                                  "reason": ev.reason}, **ev.details)
         ev1 = judge_or_missing(fn, lit_tables, params)
         diverged = getattr(tables[LITERAL], "attrs", {}).get("diverged", [])
         if diverged and ev1.verdict != "not_evaluated":

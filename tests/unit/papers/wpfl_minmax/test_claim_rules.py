@@ -72,8 +72,9 @@ def test_reduced_profile_keeps_only_verdicts_shown_at_paper_scale():
             for k in range(3) for s, v in (("Proposed", 0.9), ("Gaussian", 0.5), ("MA", 0.5), ("Dithering", 0.5))]
     t = {"fig2": pd.DataFrame(rows)}
     spec = C.CLAIMS["C14"]
-    assert spec.evaluate(t, {"data_fraction": 1.0}).verdict == "reproduced"
-    reduced = spec.evaluate(t, {"data_fraction": 0.02})
+    one_step = {"local_steps": 1}  # the printed single step (no second reading needed)
+    assert spec.evaluate(t, {"data_fraction": 1.0, **one_step}).verdict == "reproduced"
+    reduced = spec.evaluate(t, {"data_fraction": 0.02, **one_step})
     assert reduced.verdict == "not_evaluated" and reduced.reason.startswith("regime not preserved")
     assert reduced.details["quick_judgement"]["verdict"] == "reproduced"
 
@@ -118,8 +119,13 @@ def test_scheduling_claims_keep_a_verdict_only_where_both_readings_of_tau_give_i
     params = {"local_steps": 100, "literal_tau": 1}
     spec = C.CLAIMS["C3"]
     win, lose = _sched_rows("fig3", 0.05), _sched_rows("fig3", -0.05)
-    alone = spec.evaluate({"fig3": win}, params)
-    assert alone.verdict == "reproduced" and "not regenerated" in alone.details["literal_reading"]
+    alone = spec.evaluate({"fig3": win}, params)  # the package's tau departs from the printed step: no verdict alone
+    assert alone.verdict == "not_evaluated" and alone.reason.startswith("not run at this scale")
+    assert "not regenerated" in alone.reason and alone.details["package_reading"]["verdict"] == "reproduced"
+    quick = spec.evaluate({"fig3": lose}, {"local_steps": 100, "literal_tau": None})
+    assert quick.verdict == "not_evaluated" and "not run in this profile" in quick.reason
+    printed = spec.evaluate({"fig3": win}, {"local_steps": 1, "literal_tau": None})  # the profile takes the printed step
+    assert printed.verdict == "reproduced"
     same = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau:fig3", 0.04)}, params)
     assert same.verdict == "reproduced" and same.details["literal_reading"]["verdict"] == "reproduced"
     split = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau:fig3", -0.04)}, params)
