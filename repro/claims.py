@@ -351,7 +351,8 @@ def judge_or_missing(fn: Callable, tables: Mapping, params: Mapping) -> Evidence
 
 
 def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str, details: dict,
-                          names: tuple[str, str] = ("the package's reading", "the other reading")) -> Evidence:
+                          names: tuple[str, str] = ("the package's reading", "the other reading"),
+                          b_required: bool = False) -> Evidence:
     """One claim judged under two readings of something the paper leaves open or the package departs from (a
     constant it never prints, an ambiguous formula, a printed step the package replaces): a verdict only where both
     readings give it (judging rule 4). ``a`` is the package's reading, ``b`` the other; ``pair`` names both results for
@@ -359,8 +360,14 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
     plus the caller's additions. Same verdict: kept. Reproduced at one and not reproduced at the other:
     ``not_evaluated`` (category ``constant``: the verdict depends on the reading). One side not evaluated: the other
     side's verdict. One side inconclusive: inconclusive. The returned evidence's effect, interval and replicates are
-    those of the side whose verdict it keeps (the reason says which); the other side is summarised in the details."""
+    those of the side whose verdict it keeps (the reason says which); the other side is summarised in the details.
+    ``b_required``: ``b`` is the paper's own setting and ``a`` a departure from it (e.g. a printed step the package
+    replaces), so where ``b`` cannot be judged the claim is not evaluated for ``b``'s reason, ``a`` in the details."""
     extra = {k: v for k, v in details.items() if k not in a.details or a.details[k] is not v}
+    if b_required and b.verdict == "not_evaluated" and a.verdict != "not_evaluated":
+        cat = not_evaluated_category(b.reason)
+        return not_evaluated(f"{b.reason}; {pair}", category=cat if cat in NOT_EVALUATED_REASONS else None,
+                             **{**details, "other_reading": {"reading": names[0], **_evidence_summary(a)}})
 
     def keep(chosen: Evidence, other: Evidence, name: str) -> Evidence:
         d = details if chosen is a else {**b.details, **extra}

@@ -186,3 +186,20 @@ def test_agree_across_readings_keeps_the_deciding_sides_numbers():
     assert opposite.verdict == "not_evaluated" and "the step" in opposite.reason
     alone = agree(cl.not_evaluated("band unreachable"), down)
     assert alone.verdict == "not_reproduced" and alone.effect == down.effect
+
+
+def test_a_required_reading_that_cannot_judge_gives_no_verdict():
+    """b_required: the second reading is the paper's own setting (a printed step the package departs from): where it
+    cannot be judged, neither can the claim, for its reason; the departure's verdict stays in the details."""
+    up = cl.direction(pd.Series([0.3, 0.4, 0.5]), expect="positive")
+    missing = cl.not_evaluated("fig3 was not regenerated")
+    unreachable = cl.not_evaluated("at most 3 % reachable", category="unreachable")
+    kw = dict(pair="A vs B", constant="the step", details=dict(up.details), names=("A", "B"))
+    assert cl.agree_across_readings(up, missing, **kw).verdict == "reproduced"  # without the flag: A alone decides
+    ev = cl.agree_across_readings(up, missing, b_required=True, **kw)
+    assert ev.verdict == "not_evaluated" and cl.not_evaluated_category(ev.reason) == "not_run"
+    assert ev.details["other_reading"]["reading"] == "A" and ev.details["other_reading"]["verdict"] == "reproduced"
+    ev = cl.agree_across_readings(up, unreachable, b_required=True, **kw)
+    assert ev.verdict == "not_evaluated" and cl.not_evaluated_category(ev.reason) == "unreachable"
+    # the paper's own setting judged, the departure not: the paper's setting decides
+    assert cl.agree_across_readings(cl.not_evaluated("x"), up, b_required=True, **kw).verdict == "reproduced"

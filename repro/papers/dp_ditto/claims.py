@@ -118,9 +118,11 @@ def _at_both_steps(figs):
                 return ev
             view = _literal_view(tables, figs)
             if view is None:
-                where = [f for f in figs if f in params.get("literal_step", [])]
-                why = (f"was not regenerated for {', '.join(figs)}" if len(where) == len(figs) else
-                       f"was not run for {', '.join(figs)} (this profile's literal_step: {list(params.get('literal_step', []))})")
+                listed = list(params.get("literal_step", []))
+                missing = [f for f in figs if _literal_view(tables, (f,)) is None]
+                unlisted = [f for f in missing if f not in listed]
+                why = (f"was not run for {', '.join(unlisted)} (this profile's literal_step: {listed})" if unlisted else
+                       f"was not regenerated for {', '.join(missing)}")
                 return not_evaluated(f"Algorithm 1 as printed (one full-gradient step per round) {why}; at D1 (one epoch of minibatch SGD per round, a departure from the "
                                      f"printed step) alone: {ev.verdict.replace('_', ' ')}", category="not_run",
                                      d1_reading={"effect": ev.effect, "reason": ev.reason, "verdict": ev.verdict,
@@ -130,7 +132,7 @@ def _at_both_steps(figs):
             pair = (f"one epoch at batch 10 per round (D1, the package's reading): {ev.verdict.replace('_', ' ')}; one "
                     f"full-gradient step per round (Algorithm 1 as printed): {ev1.verdict.replace('_', ' ')}")
             details = {**ev.details, "literal_reading": {"verdict": ev1.verdict, "effect": ev1.effect, "reason": ev1.reason}}
-            return agree_across_readings(ev, ev1, pair=pair, details=details, constant=STEP_CONSTANT,
+            return agree_across_readings(ev, ev1, pair=pair, details=details, constant=STEP_CONSTANT, b_required=True,
                                          names=("D1, one epoch at batch 10", "Algorithm 1 as printed, one full-gradient step"))
         judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
         return judged

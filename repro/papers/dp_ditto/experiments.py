@@ -385,8 +385,8 @@ def figures(params: dict) -> list[FigureSpec]:
         paper = next(f for f in out if f.fig_id == src)
         out.append(FigureSpec(SLUG, literal_figure(src), f"{ref} at one full-gradient step per round (Algorithm 1 as printed)",
                               f"{ref} with u_n and varpi_n taking one gradient step on the whole local loss per round "
-                              "(Algorithm 1, lines 5 and 10)" + (" and every baseline one full-gradient local step per round"
-                              if src in ("fig3", "fig4") else "") + ": the reading check of D1 (one epoch of minibatch SGD "
+                              "(Algorithm 1, lines 5 and 10)" + (" and the baselines at the same batch (each client's whole set) and one "
+                              "epoch" if src in ("fig3", "fig4") else "") + ": the reading check of D1 (one epoch of minibatch SGD "
                               "at batch 10). " + paper.description,
                               runs=plan.runs_of(literal_need(src)), paper_ref=f"{ref}, Algorithm 1 as printed"))
     out.append(FigureSpec(SLUG, LITERAL_ID, "Fig. 6 (and the lambda sweep's table) at one full-gradient step per round (Algorithm 1 as printed)",

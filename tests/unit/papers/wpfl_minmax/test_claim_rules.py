@@ -126,6 +126,8 @@ def test_scheduling_claims_keep_a_verdict_only_where_both_readings_of_tau_give_i
     assert quick.verdict == "not_evaluated" and "not run in this profile" in quick.reason
     printed = spec.evaluate({"fig3": win}, {"local_steps": 1, "literal_tau": None})  # the profile takes the printed step
     assert printed.verdict == "reproduced"
+    other_fig = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau:fig4", 0.04)}, params)
+    assert other_fig.verdict == "not_evaluated" and "not run at this scale" in other_fig.reason  # tau = 1 lacks Fig. 3
     same = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau:fig3", 0.04)}, params)
     assert same.verdict == "reproduced" and same.details["literal_reading"]["verdict"] == "reproduced"
     split = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau:fig3", -0.04)}, params)
