@@ -17,8 +17,13 @@ echo 19 > "/proc/$$/autogroup" 2>/dev/null || true  # Linux with CONFIG_SCHED_AU
 mkdir -p logs
 for item in "$@"; do
   slug=${item%%:*}; rid=${item#*:}
-  if [ -f "results/paper/$slug/runs/$rid.json" ]; then echo "[$(date +%T)] $slug $rid: done before, skipped"; continue; fi
+  # a result is skipped by `repro run` itself, except one that says its dataset was unavailable (then it reruns)
   echo "[$(date +%T)] $slug $rid: start"
   nice -n 19 python -m repro run "$slug" "$rid" --profile paper > "logs/run_$rid.log" 2>&1
-  echo "[$(date +%T)] $slug $rid: exit $?"
+  rc=$?
+  if grep -q "is not available" "logs/run_$rid.log"; then
+    echo "[$(date +%T)] $slug $rid: its dataset is not available (logs/run_$rid.log; set REPRO_DATA_MIRROR?); stopping"
+    exit 3
+  fi
+  echo "[$(date +%T)] $slug $rid: exit $rc"
 done

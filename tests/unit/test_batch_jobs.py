@@ -103,6 +103,28 @@ def test_interrupted_batch_keeps_its_finished_runs(tmp_root):
     assert read_json(out)["result"]["members"][first.run_id]["result"] != {"kept": True}
 
 
+def test_a_job_without_its_dataset_keeps_the_finished_parts(tmp_root, monkeypatch):
+    """A resumed job whose dataset is missing (e.g. the mirror not set) writes an 'unavailable' result, and the
+    work an earlier execution finished stays in its parts, to be reused once the data is there."""
+    from repro import pipeline
+    from repro.results import read_json, write_json
+
+    job = _smallest_batch()
+    first = ex.batch_members(job)[0]
+    out = tmp_root / "results" / "smoke" / SLUG / "runs" / f"{job.run_id}.json"
+    part = pipeline._parts_dir(out) / f"{first.run_id}.json"
+    write_json(part, {"spec": first.to_dict(), "wall_s": 0.0, "cpu_s": 0.0, "result": {"kept": True}})
+    real = pipeline._execute_task
+    monkeypatch.setattr(pipeline, "_execute_task", lambda *a: ex.unavailable_result("dataset unavailable: test"))
+    pipeline.execute_run(SLUG, job.run_id, "smoke")
+    assert pipeline.any_unavailable(read_json(out)["result"])
+    assert part.exists()  # the finished member survives the data fault
+    monkeypatch.setattr(pipeline, "_execute_task", real)
+    pipeline.execute_run(SLUG, job.run_id, "smoke")  # the data is back: the job reruns and reuses the part
+    assert read_json(out)["result"]["members"][first.run_id]["result"] == {"kept": True}
+    assert not pipeline._parts_dir(out).exists()
+
+
 def test_a_batch_member_without_its_dataset_makes_the_job_rerun():
     from repro import pipeline
 
