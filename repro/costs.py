@@ -139,11 +139,25 @@ _WARM: set = set()  # data already loaded in this process (see ProbePart.data)
 def _count_flops(slug: str, spec: ex.RunSpec, profile: str, device: str) -> float:
     """FLOPs of one execution (matrix products and convolutions, forward and backward), counted by
     torch's FlopCounterMode in a separate, untimed execution (counting slows small operations down)."""
-    from torch.utils.flop_counter import FlopCounterMode
-
-    with FlopCounterMode(display=False) as counter:
+    with flop_counter() as counter:
         _execute(slug, spec, profile, device)
     return float(counter.get_total_flops())
+
+
+def _inplace_baddbmm_flop(self_shape, a_shape, b_shape, out_shape=None, **kwargs) -> int:
+    """FLOPs of ``C.baddbmm_(A, B)``: the batched product ``[b, m, k] x [b, k, n]``, 2 b m k n."""
+    b, m, k = a_shape
+    return 2 * b * m * k * b_shape[-1]
+
+
+def flop_counter():
+    """torch's FlopCounterMode, also counting the in-place ``baddbmm_`` that the engine's fused step accumulates
+    its weight gradients with (torch counts only the out-of-place matrix products: without this, the largest
+    product of every fused Linear step, the weight gradient, went uncounted)."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    return FlopCounterMode(display=False, custom_mapping={torch.ops.aten.baddbmm_: _inplace_baddbmm_flop})
 
 
 def add_flops(slug: str, part: ProbePart, unit: UnitCost, profile: str, device: str, log) -> None:

@@ -163,3 +163,27 @@ def test_a_table_made_from_stored_gpu_measurements_names_the_machine_that_measur
     table = costs.cost_markdown({}, "paper", "cuda", 1, machine="16 logical CPUs; GPU NVIDIA H200")
     assert "Machine: 16 logical CPUs; GPU NVIDIA H200." in table
     assert "CPU only" in costs.machine_line("cpu")
+
+
+def test_the_flop_count_includes_the_fused_steps_in_place_weight_gradient():
+    """The engine's fused Linear step accumulates each weight gradient with an in-place ``baddbmm_``, which
+    torch's FlopCounterMode alone does not count; the costs tool's counter does: one DNN step of 3 rows at batch
+    10 counts forward (2 B P), input gradient of the second layer and weight gradients (2 B P) per row."""
+    import torch
+
+    from repro.engine import ClientData
+    from repro.engine.schedule import step_plan
+    from repro.engine.train import local_sgd
+    from repro.models import build_model
+
+    model = build_model("dnn")  # 784-100-10
+    g = torch.Generator().manual_seed(0)
+    data = ClientData.from_client_arrays([torch.randn(10, 28, 28, generator=g) for _ in range(3)],
+                                         [torch.randint(0, 10, (10,), generator=g) for _ in range(3)])
+    plan = step_plan(data.sizes, 10, 1, torch.Generator().manual_seed(1))
+    theta = model.init(g, rows=3)
+    with costs.flop_counter() as counter:
+        local_sgd(model, theta, data, plan, lr=0.01)
+    w1, w2 = 784 * 100, 100 * 10
+    forward, weight_grads, input_grad = 2 * 10 * (w1 + w2), 2 * 10 * (w1 + w2), 2 * 10 * w2
+    assert counter.get_total_flops() == 3 * (forward + weight_grads + input_grad)

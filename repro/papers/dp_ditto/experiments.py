@@ -435,6 +435,8 @@ def cost_probe(spec: RunSpec, rounds: int):
     common = {k: v for k, v in spec.params.items() if k != "jobs"}
     data = "/".join(str(common.get(k)) for k in ("model", "cnn", "dataset", "partition", "num_clients", "train_per_client",
                                                  "test_per_client", "batch_size", "local_epochs"))
+    if common.get("one_step_per_round"):  # Algorithm 1 as printed: one full-batch step per round, its own cost
+        data += "/one_step_per_round"
     groups: dict[str, list] = {}
     for job in spec.params["jobs"]:
         groups.setdefault(_cost_signature(spec.task, job), []).append(job)

@@ -148,3 +148,16 @@ def test_baselines_use_the_best_value_of_the_regenerated_tuning_sweep():
     for (algo, name), g in t[t["metric"] == "val_accuracy"].groupby(["panel", "series"]):
         means = g.groupby("x")["value"].mean()
         assert float(plan.hyper(algo, params["tuning"]["panel"])[name]) == pytest.approx(float(means.idxmax())), (algo, name, means)
+
+
+def test_the_printed_step_is_costed_apart_from_d1():
+    """A printed-step batch (one full-batch step per round) does other arithmetic than its D1 twin (an epoch at batch
+    10): its cost-probe parts carry their own keys, so the costs tool never prices one with the other's measurement."""
+    from repro.papers.dp_ditto.experiments import cost_probe
+
+    params = load_params("dp_ditto", "paper")
+    figs = {f.fig_id: f for f in figures(params)}
+    d1 = {p.key for r in figs["fig3"].runs for p in cost_probe(r, 1).parts}
+    lit = {p.key for r in figs["fig3_literal"].runs if r.params.get("one_step_per_round") for p in cost_probe(r, 1).parts}
+    assert d1 and lit and not d1 & lit
+    assert all(k.split(":")[0].endswith("/one_step_per_round") for k in lit)
