@@ -6,7 +6,7 @@
     repro evaluate SLUG [--profile P]          judges the paper's claims -> results/<P>/<SLUG>/claims.json
     repro claims [--profile P] [--write]       the reproduction report (figures/<P>/claims.md with --write)
     repro data status|fetch|partition ...      datasets (see ``repro data -h``)
-    repro bench engine|kernels ...             benchmarks (see ``repro bench -h``)
+    repro bench engine|kernels|roofline ...    benchmarks (see ``repro bench -h``)
 """
 
 from __future__ import annotations

@@ -179,3 +179,44 @@ def bench_kernels(clients: int = 20, params: int = 1_000_000, repeats: int = 3, 
             row["vectorized_over_rng_fill"] = tv / rng_floor[needs[name]]
         out.append(row)
     return out
+
+
+# ---- roofline ----------------------------------------------------------------------------------------
+#: the papers' stacked Linear shapes: rows R (clients x stacked models), batch B, layer widths; what the
+#: paper-scale parts of docs/costs.md spend their time on
+PAPER_SHAPES = {
+    "dp_ditto DNN, DP-Ditto x9 lambdas (200 rows, batch 10)": (200, 10, (784, 100, 10)),
+    "dp_ditto / wpfl_minmax DNN, one model per client (20 rows, batch 10)": (20, 10, (784, 100, 10)),
+    "ota_jammer MLP (50 rows, batch 32)": (50, 32, (784, 196, 10)),
+}
+
+
+def roofline(rows: int, batch: int, widths: tuple[int, ...], repeats: int = 3) -> dict:
+    """The fastest a plain SGD step of a stack of ``rows`` MLPs (``widths``, batch ``batch``) can run on this
+    machine with this library, from its parts measured alone: each layer's forward product and in-place weight
+    gradient (``baddbmm_``, as the engine's fused step), and the memory passes over the ``[rows, P]`` stack
+    (one in-place 3-stream pass, e.g. the proximal pull, measured as ``lerp_``). Returns the measured rates and
+    two ceilings in GFLOP/s: the products alone, and the products plus ``k`` passes for k = 1 (a plain step
+    needs none beyond the products) and 3 (a pull and a heavy-ball step)."""
+    pairs = list(zip(widths[:-1], widths[1:]))
+    P = sum(i * o + o for i, o in pairs)
+    flops = 0.0
+    t_products = 0.0
+    layers = []
+    for li, (i, o) in enumerate(pairs):
+        x, w, dz = torch.randn(rows, batch, i), torch.randn(rows, o, i), torch.randn(rows, batch, o)
+        t_fwd = best_time(lambda: torch.bmm(x, w.transpose(1, 2)), repeats)
+        t_wgrad = best_time(lambda: w.baddbmm_(dz.transpose(1, 2), x, alpha=-1e-6), repeats)
+        t_dgrad = best_time(lambda: torch.bmm(dz, w), repeats) if li > 0 else 0.0  # no input gradient of layer 1
+        f = 2.0 * rows * batch * i * o
+        flops += f * (3 if li > 0 else 2)
+        t_products += t_fwd + t_wgrad + t_dgrad
+        layers.append({"layer": f"{i}x{o}", "forward_gflops": f / t_fwd / 1e9, "weight_grad_gflops": f / t_wgrad / 1e9})
+    p, r = torch.randn(rows, P), torch.randn(rows, P)
+    t_pass = best_time(lambda: p.lerp_(r, 1e-6), repeats)
+    out = {"rows": rows, "batch": batch, "widths": list(widths), "params": P, "step_gflop": flops / 1e9,
+           "stack_mb": rows * P * 4 / 1e6, "bandwidth_gb_s": 3 * rows * P * 4 / t_pass / 1e9, "layers": layers,
+           "products_s": t_products, "pass_s": t_pass, "ceiling_products_gflops": flops / t_products / 1e9}
+    for k in (1, 3):
+        out[f"ceiling_{k}_passes_gflops"] = flops / (t_products + k * t_pass) / 1e9
+    return out
