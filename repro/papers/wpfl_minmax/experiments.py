@@ -224,7 +224,8 @@ def cost_probe(spec: RunSpec, rounds: int):
                                                    "round_curves": False, "settings": {**st, "probe_max_rounds": r}},
                            spec.seed)
         lead = START_PHASE_WITHIN_ROUNDS if "FedALA" in cls else 0  # its start phase is a fixed cost
-        parts.append(ProbePart(f"{p['config']}: {cls}", cut(lead + rounds), cut(lead + 2 * rounds), lead + rounds,
+        # the local steps per round set the arithmetic: the tau = 1 reading (literal_tau) is priced apart
+        parts.append(ProbePart(f"{p['config']}: {cls}, tau={st['local_steps']}", cut(lead + rounds), cut(lead + 2 * rounds), lead + rounds,
                                lead + 2 * rounds,
                                full_units=units, jobs=jobs, data=p["config"]))
     return Probe(parts, rounds=sum(pt.full_units for pt in parts))
