@@ -80,7 +80,13 @@ def test_figure_stamps_equal_the_stored_verdicts(slug):
         judged, elsewhere = pipeline.judge_figure(slug, fig.fig_id, PROFILE, params(slug))
         for c in judged:
             judged_any = True
-            assert (c["verdict"], c["effect"]) == (stored[c["id"]]["verdict"], stored[c["id"]]["effect"]), (fig.fig_id, c["id"])
+            want = stored[c["id"]]
+            assert c["verdict"] == want["verdict"], (fig.fig_id, c["id"])
+            # the same CSV judged on another CPU may round differently in the last bits (numpy's SIMD paths)
+            if isinstance(want["effect"], float) and isinstance(c["effect"], float):
+                assert c["effect"] == pytest.approx(want["effect"], rel=1e-9, abs=1e-12), (fig.fig_id, c["id"])
+            else:
+                assert c["effect"] == want["effect"], (fig.fig_id, c["id"])
         # the committed .md carries the stamp of the stored verdicts (the picture is drawn with the same text)
         mine = [stored[c["id"]] for c in judged]
         stamp = verdict_stamp(PROFILE, fig.fig_id, mine, elsewhere)
