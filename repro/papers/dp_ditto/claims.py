@@ -381,12 +381,51 @@ def _at_scale(quantity: str, extra: str = ""):
 
 
 def _paper_scale(cf):
-    """A counterfactual also run at the paper's data size and learning rate, so the claim itself is judged."""
+    """A counterfactual also run at the paper's data size and learning rate, so the claim itself is judged (and with
+    the baselines' unstated constants taken as scanned, so that the comparison itself is judged: ``SCANNED``)."""
     def out(t, p):
         t, p = cf(t, p)
         return t, {**p, "train_per_client": None, "cnn_train_per_client": None,
-                   "lr": {k: PAPER_LR for k in (p.get("lr") or {"mlr": 0, "dnn": 0, "cnn": 0})}}
+                   "lr": {k: PAPER_LR for k in (p.get("lr") or {"mlr": 0, "dnn": 0, "cnn": 0})}, SCANNED: sorted(BASE)}
     return out
+
+
+#: Baselines whose runs depart from their authors' definition through a constant the paper does not state (README,
+#: "Baselines"). A comparison with one of them rests on the package's constant, not on the paper's experiment, so it
+#: is not evaluated (judging rules 2 and 4; referee audit of 2026-11-28) until the constant is scanned at paper scale;
+#: the measured verdict is kept in the details.
+PACKAGE_CONSTANTS = {
+    "fedamp": "DP-FedAMP's attention scale and sigma are the package's (its authors' scale gives every peer weight 0 "
+              "here: DP-FedAMP would be local training, as DP-Ditto at lambda* nearly is; the package's median rescaling "
+              "with the tuned sigma 0.1 at the edge of its grid, and the client's own model un-noised in its cloud model)",
+    "fedala": "DP-FedALA's eta_W is the package's tuned 10, in place of its authors' default 1.0 (not run at paper scale)",
+}
+#: params key listing the baselines whose unstated constants were scanned (set by the counterfactuals)
+SCANNED = "scanned_baseline_constants"
+
+
+def _unscanned(params, baselines) -> list[str]:
+    done = set(params.get(SCANNED) or ())
+    return [b for b in baselines if b in PACKAGE_CONSTANTS and b not in done]
+
+
+def _summary(ev: Evidence) -> dict:
+    out = {"verdict": ev.verdict, "reason": ev.reason}
+    if ev.effect is not None:
+        out["effect"] = round(float(ev.effect), 6)
+    if ev.interval is not None:
+        out["interval"] = [round(float(ev.interval.low), 6), round(float(ev.interval.high), 6)]
+    return out
+
+
+def _package_constant(baselines, ev: Evidence) -> Evidence:
+    """``ev`` as not evaluated: its comparison rests on the package's constants of ``baselines`` (the paper states none)."""
+    if ev.verdict == "not_evaluated":
+        return ev
+    why = "; ".join(PACKAGE_CONSTANTS[b] for b in baselines)
+    return not_evaluated(f"{why}: the comparison rests on the package's constant, not the paper's (measured: "
+                         f"{ev.verdict.replace('_', ' ')})", category="constant",
+                         **{**ev.details, "measured_with_package_constants": _summary(ev)})
 
 
 def _fedamp_self_weight(tables) -> dict:
@@ -426,7 +465,8 @@ def _gain_claim(baseline: str, what: str):
             det["fedamp_self_weight"] = _fedamp_self_weight(tables)
         ev = _reachable(tables, params, [baseline], what, paper) or number(g, paper, rtol=GAIN_RTOL, details=det)
         note = _fedamp_note(tables) if baseline == "fedamp" else ""
-        return ev.but(reason="; ".join(r for r in (ev.reason, note) if r)) if note else ev
+        ev = ev.but(reason="; ".join(r for r in (ev.reason, note) if r)) if note else ev
+        return _package_constant([baseline], ev) if _unscanned(params, [baseline]) else ev
 
     @_paper_scale
     def support(t, p):
@@ -494,9 +534,11 @@ for _cid, _src, _vals, _where in (("2", "abstract", PAPER_ABSTRACT, "Abstract"),
 
         def _fn(tables, params, _what=_what, _paper=_paper):
             g = _min_gain(tables, params, _what)
-            return (_reachable(tables, params, list(BASE), _what, _paper)
-                    or number(g, _paper, rtol=GAIN_RTOL, details={"min_gain_percent_per_seed": g.round(4).to_dict(),
-                                                                   "fedamp_self_weight": _fedamp_self_weight(tables)}))
+            ev = (_reachable(tables, params, list(BASE), _what, _paper)
+                  or number(g, _paper, rtol=GAIN_RTOL, details={"min_gain_percent_per_seed": g.round(4).to_dict(),
+                                                                 "fedamp_self_weight": _fedamp_self_weight(tables)}))
+            gated = _unscanned(params, list(BASE))  # the smallest gain over all four needs every comparison
+            return _package_constant(gated, ev) if gated else ev
 
         _fn = _at_scale(_what)(_fn)
 
@@ -555,7 +597,10 @@ def _comparisons(tables, params, metric):
         if not d:
             continue
         name = label + (" (against (near-)local training)" if label == BASE["fedamp"] else "")
+        key = next(b for b, lab in BASE.items() if lab == label)
         parts[name] = sign_test(d, expect="positive")
+        if _unscanned(params, [key]):
+            parts[name] = _package_constant([key], parts[name])
     note = _fedamp_note(tables)
     ev = combine(parts, reason="; ".join(r for r in (f"one sign test per baseline over (figure, panel, T, seed) pairs; "
                                                       f"DP-pFedMe does {PFEDME_WORK:g}x DP-Ditto's gradient evaluations per "
@@ -646,8 +691,10 @@ def _make_trend(fig_list, labels, factor):
 def fedala_fedamp_fall_with_T(tables, params):
     ev = _trend_parts(tables, params, ("DP-FedALA", "DP-FedAMP"), "negative", min_T=LARGE_T_MIN)
     note = _fedamp_note(tables)
-    return ev.but(reason="; ".join(r for r in (ev.reason, note) if r),
-                  details={**ev.details, "fedamp_self_weight": _fedamp_self_weight(tables)})
+    ev = ev.but(reason="; ".join(r for r in (ev.reason, note) if r),
+                details={**ev.details, "fedamp_self_weight": _fedamp_self_weight(tables)})
+    gated = _unscanned(params, ["fedala", "fedamp"])  # the claim is about these two baselines' own curves
+    return _package_constant(gated, ev) if gated else ev
 
 
 def _apple_parts(tables, params):
