@@ -311,6 +311,16 @@ def _pct(level: float) -> str:
     return f"{100 * level:.3g}%"
 
 
+def _joined_reasons(reasons: Mapping[str, str]) -> str:
+    """The parts' reasons as "k: reason; ...", a named phrase (NOT_EVALUATED_REASONS) that every part starts with
+    said once in front instead of once per part."""
+    phrases = {next((ph for ph in NOT_EVALUATED_REASONS.values() if r.startswith(ph + ": ")), None) for r in reasons.values()}
+    common = phrases.pop() if len(phrases) == 1 else None
+    if common is None:
+        return "; ".join(f"{k}: {r}" for k, r in reasons.items())
+    return f"{common}: " + "; ".join(f"{k}: {r[len(common) + 2:]}" for k, r in reasons.items())
+
+
 def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
     """All sub-results must hold: ``not_reproduced`` if any part is, ``reproduced`` if all evaluated
     parts are, else ``inconclusive``. Parts that are not evaluated are left out (and named); if no
@@ -321,7 +331,7 @@ def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
     skipped = [k for k, e in parts.items() if e.verdict == "not_evaluated"]
     detail = {k: _evidence_summary(e) for k, e in parts.items()}
     if not done:
-        return not_evaluated("; ".join(f"{k}: {parts[k].reason}" for k in skipped), parts=detail)
+        return not_evaluated(_joined_reasons({k: parts[k].reason for k in skipped}), parts=detail)
     verdicts = {e.verdict for e in done.values()}
     if "not_reproduced" in verdicts:
         v = "not_reproduced"

@@ -243,6 +243,8 @@ def _place_clear(ax, legend, keep_clear=()) -> None:
         return
     boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_visible() and t.get_text().strip()]
     boxes += [other.get_window_extent(renderer) for other in keep_clear]
+    boxes += [a.get_window_extent(renderer) for a in ax.artists  # notes placed before (note_clear)
+              if a is not legend and a not in keep_clear and type(a).__name__ == "Legend"]
     pts = [line.get_transform().transform(np.column_stack([np.asarray(v, dtype=float) for v in line.get_data(orig=False)]))
            for line in ax.get_lines() if len(line.get_xdata())]
     for coll in ax.collections:  # bands (fill_between), scatter points
@@ -271,9 +273,10 @@ def mark_coinciding(fig, tol_pt: float = COINCIDE_PT) -> list[list[str]]:
     """Find, in each axes of ``fig``, series drawn on top of each other (within ``tol_pt`` points at every x of
     the shorter one) and make each visible: the lowest stays as drawn, each one above it is dashed in its own
     slot with hollow, larger markers. The legend of that axes says which coincide (``B (≈ A)``); an axes whose
-    legend does not list them gets a small "same curve" legend of them. Returns the groups of labels."""
+    legend does not list them gets a small "same curve" legend of them, unless another legend of the figure
+    already says the same (a figure with one legend for all its panels). Returns the groups of labels."""
     tol_px = tol_pt * fig.dpi / 72
-    groups_all = []
+    groups_all, pending = [], []
     for ax in fig.axes:
         if not ax.get_visible():
             continue
@@ -305,16 +308,36 @@ def mark_coinciding(fig, tol_pt: float = COINCIDE_PT) -> list[list[str]]:
             if not all(label in entries for _, label in g[1:]):
                 unnamed += [(line, label if k == 0 else f"{label} (≈ {base})", k > 0) for k, (line, label) in enumerate(g)]
             groups_all.append([label for _, label in g])
-        if unnamed:  # a small legend of its own, placed where it hides the least; the axes' legend stays
-            if legend is not None:
-                ax.add_artist(legend)
-            small = ax.legend([h for h, _, _ in unnamed], [t for _, t, _ in unnamed], fontsize=6, title="same curve",
-                              title_fontsize=6, framealpha=0.85, handlelength=3.0)
-            for handle, (_, _, upper) in zip(small.legend_handles, unnamed):
-                if upper:
-                    _handle_dashes(handle)
-            _place_clear(ax, small, [legend] if legend is not None else [])
+        if unnamed:
+            pending.append((ax, legend, unnamed))
+    said = {t.get_text() for a in fig.axes if a.get_legend() is not None for t in a.get_legend().texts}
+    for ax, legend, unnamed in pending:
+        if all(text in said for _, text, upper in unnamed if upper):
+            continue  # another panel's legend already names each of these series as on the same curve
+        if legend is not None:  # a small legend of its own, placed where it hides the least; the axes' legend stays
+            ax.add_artist(legend)
+        small = ax.legend([h for h, _, _ in unnamed], [t for _, t, _ in unnamed], fontsize=6, title="same curve",
+                          title_fontsize=6, framealpha=0.85, handlelength=3.0)
+        for handle, (_, _, upper) in zip(small.legend_handles, unnamed):
+            if upper:
+                _handle_dashes(handle)
+        _place_clear(ax, small, [legend] if legend is not None else [])
     return groups_all
+
+
+def note_clear(ax, text: str, fontsize: float = 6.5, color: str = "#444444"):
+    """A note inside ``ax``, boxed, at the corner or side that covers the fewest plotted points and other notes
+    (a fixed position can land on a curve). Returns the artist."""
+    from matplotlib.legend import Legend
+
+    note = Legend(ax, [], [], title=text, title_fontsize=fontsize, framealpha=0.85, borderpad=0.3)
+    note.get_title().set_color(color)
+    note.get_title().set_multialignment("left")
+    ax.add_artist(note)
+    ax.get_xlim(), ax.get_ylim()  # settle autoscaled limits before looking for the clear spot
+    legend = ax.get_legend()
+    _place_clear(ax, note, [legend] if legend is not None else [])
+    return note
 
 
 def stamp_verdicts(fig, text: str, fontsize: float = 7.5) -> None:

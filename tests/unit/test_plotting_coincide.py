@@ -94,6 +94,35 @@ def test_an_existing_legend_is_kept_beside_the_same_curve_legend():
     assert first in ax.artists and ax.get_legend() is not first
 
 
+def test_no_same_curve_legend_where_the_figure_legend_already_says_it():
+    """One legend for all panels (right): when it names B as on A's curve, the left panel needs no legend of its own."""
+    fig, axes = _fig(2)
+    for ax in axes.flat:
+        ax.plot(X, X, label="A")
+        ax.plot(X, X, label="B")
+        ax.plot(X, 3 * X + 5, label="C")
+    axes[0, 1].legend()
+    assert plotting.mark_coinciding(fig) == [["A", "B"], ["A", "B"]]
+    assert axes[0, 0].get_legend() is None
+    assert [t.get_text() for t in axes[0, 1].get_legend().texts] == ["A", "B (≈ A)", "C"]
+    plotting.close(fig)
+
+
+def test_a_note_is_placed_where_it_covers_the_fewest_points():
+    fig, axes = _fig()
+    ax = axes[0, 0]
+    xs = np.linspace(0, 1, 200)
+    ax.plot(xs, xs, label="rising")  # the diagonal: the upper-left and lower-right corners are clear
+    note = plotting.note_clear(ax, "a note\nof two lines")
+    assert note in ax.artists and note.get_title().get_text() == "a note\nof two lines"
+    fig.canvas.draw()
+    box = note.get_window_extent()
+    pts = ax.transData.transform(np.column_stack([xs, xs]))
+    inside = (pts[:, 0] >= box.x0) & (pts[:, 0] <= box.x1) & (pts[:, 1] >= box.y0) & (pts[:, 1] <= box.y1)
+    assert not inside.any()
+    plotting.close(fig)
+
+
 def test_shared_x_points_only_and_errorbars():
     fig, axes = _fig()
     ax = axes[0, 0]

@@ -80,6 +80,14 @@ def test_combine():
     assert cl.combine({"cifar": ne}).verdict == "not_evaluated"
 
 
+def test_combine_says_a_shared_reason_phrase_once():
+    parts = {"a": cl.not_evaluated("loss still falling", category="unreachable"),
+             "b": cl.not_evaluated("too few points", category="unreachable")}
+    assert cl.combine(parts).reason == "not testable in this regime: a: loss still falling; b: too few points"
+    mixed = {**parts, "c": cl.not_evaluated("no run", category="not_run")}
+    assert cl.combine(mixed).reason.count("not testable in this regime") == 2
+
+
 def _toy_table(a_minus_b):
     rows = []
     for seed, d in enumerate(a_minus_b):

@@ -62,6 +62,11 @@ def common_params(params: dict, panel: str) -> dict:
     return out
 
 
+def variant_series(label: str, name: str) -> str:
+    """The figures' series name of a baseline (``label``, e.g. DP-FedALA) run at constant variant ``name``."""
+    return f"{label} [{name}]"
+
+
 def job_key(eps: float, clip: float, T: int) -> str:
     """Name of one training configuration inside a batch run."""
     return f"eps={eps_key(eps)}|C={float(clip):g}|T={int(T)}"
@@ -101,13 +106,17 @@ class Plan:
             job.per_round |= {float(l) for l in lambdas}
         self.needs.setdefault(fig, []).append((("ditto", panel, int(seed), group), k))
 
-    def request_baseline(self, fig, algo, panel, eps, clip, T, seed, hp=None, tuning=False, literal=False):
+    def request_baseline(self, fig, algo, panel, eps, clip, T, seed, hp=None, tuning=False, literal=False, variant=None):
         if algo not in BASELINES:
             raise ConfigError(f"unknown baseline {algo!r}; allowed: {', '.join(BASELINES)}")
         hp = self.hyper(algo, panel) if hp is None else hp
         group = "tuning" if tuning else f"{LITERAL_ID}:eps={eps_key(eps)}" if literal else f"eps={eps_key(eps)}"
+        if variant is not None:  # batches of their own: the tuned baselines' run ids stay as they were
+            group += ":variants"
         k = f"{algo}|{hp_key(hp)}|{job_key(eps, clip, T)}"
         job = {"algorithm": algo, "hp": hp, "epsilon": float(eps), "clip": float(clip), "T": int(T)}
+        if variant is not None:
+            job["variant"] = variant
         if tuning:
             job.update(eval_split="validation", val_per_client=self.params["val_per_client"])
         self.base.setdefault((panel, int(seed), group), {})[k] = job
@@ -128,6 +137,20 @@ class Plan:
             return RunSpec(SLUG, "ditto_batch", p, seed)
         p["jobs"] = [{"key": k, **job} for k, job in sorted(self.base[(panel, seed, group)].items())]
         return RunSpec(SLUG, "baseline_batch", p, seed)
+
+    def request_variants(self, fig, panel, eps, clip, T, seed, literal=False):
+        """The baselines of Figs. 3-4 once more at each of their ``constant_variants`` (a constant the paper does not
+        state, at its authors' value; judging rules 2 and 4)."""
+        for algo, variants in (self.params.get("constant_variants") or {}).items():
+            if algo not in self.params["baselines"]:
+                continue
+            for name, over in variants.items():
+                unknown = sorted(set(over) - set(self.params[algo]))
+                if unknown:
+                    raise ConfigError(f"constant_variants.{algo}.{name}: unknown hyper-parameter(s) {unknown}; allowed: "
+                                      f"{', '.join(sorted(self.params[algo]))}")
+                hp = {**self.hyper(algo, panel), **over}
+                self.request_baseline(fig, algo, panel, eps, clip, T, seed, hp=hp, literal=literal, variant=name)
 
     def hyper(self, algo: str, panel: str) -> dict:
         """The baseline's hyper-parameters for ``panel`` (README, D20, D31)."""
@@ -206,6 +229,7 @@ def build_plan(params: dict) -> Plan:
                     plan.request_ditto(fig, panel, eps, clip, T, seed, [lam])
                     for algo in params["baselines"]:
                         plan.request_baseline(fig, algo, panel, eps, clip, T, seed)
+                    plan.request_variants(fig, panel, eps, clip, T, seed)
     # Fig. 5: finite eps one job per T; eps = inf one per-round job to the panel's reference horizon
     for panel in params["fig5_panels"]:
         for eps in params["fig5_epsilons"]:
@@ -247,6 +271,7 @@ def build_plan(params: dict) -> Plan:
                     plan.request_ditto(literal_need(fig), panel, eps, clip, T, seed, [lam], group=f"{LITERAL_ID}:fig3-5")
                     for algo in params["baselines"]:
                         plan.request_baseline(literal_need(fig), algo, panel, eps, clip, T, seed, literal=True)
+                    plan.request_variants(literal_need(fig), panel, eps, clip, T, seed, literal=True)
     if "fig5" in literal:
         for panel in params["fig5_panels"]:
             for eps in params["fig5_epsilons"]:

@@ -15,8 +15,8 @@ import pandas as pd
 from repro.experiment import FigureSpec, RenderContext, Rendered, is_unavailable
 from repro.papers.dp_ditto import privacy as pv
 from repro.papers.dp_ditto.experiments import (LITERAL_ID, PANEL_TITLES, PRIVACY_ID, SWEEP_ID, TUNING_ID, build_plan, eps_key,
-                                               literal_figure, literal_need)
-from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
+                                               literal_figure, literal_need, variant_series)
+from repro.plotting import draw_tables, mark_unavailable, markdown_tables, note_clear, subplots, suptitle
 from repro.results import tidy_frame
 from repro.stats import mean_interval
 
@@ -271,6 +271,8 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "", ta
         base = {"figure": tag, "seed": seed, "run_id": rid}
         if "algorithm" in q:
             method, series, Ts = METHOD_LABELS[q["algorithm"]], "personalized", [None]
+            if q.get("variant"):  # the baseline at its authors' value of a constant the paper does not state
+                method = variant_series(method, q["variant"])
         elif math.isinf(float(q["epsilon"])):  # local-training reference read at every T of the grid
             method, series, Ts = LOCAL, "0", list(p["fig34_T"][q["panel"]])
         else:
@@ -291,7 +293,9 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "", ta
                      "metric": "pull_per_round", "value": v, "seed": -1, "run_id": ""})
     df = tidy_frame(rows)
     f, axes = subplots(len(panels), 2, width=4.4, height=3.1)
-    order = list(METHOD_STYLE)
+    variants = [s for s in dict.fromkeys(df["series"]) if s not in METHOD_STYLE] if len(df) else []
+    order = list(METHOD_STYLE) + variants
+    styles = {**METHOD_STYLE, **{v: (METHOD_STYLE[v.split(" [")[0]][0], "none", ":") for v in variants}}
     for i, panel in enumerate(panels):
         for k, (metric, ylabel) in enumerate((("accuracy", "test accuracy"), ("fairness", "fairness (var of PL loss)"))):
             ax = axes[i, k]
@@ -303,12 +307,12 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "", ta
                 mark_unavailable(ax, unavailable[panel])
                 continue
             d = df[(df["panel"] == letter) & (df["metric"] == metric)]
-            plot_series(ax, d, order, METHOD_STYLE, logy=metric == "fairness")
+            plot_series(ax, d, order, styles, logy=metric == "fairness")
             if k == 0 and panel in pulls:
                 same = _coincide(d[d["series"].isin(["DP-Ditto", "DP-FedAMP", LOCAL])], LOCAL)
-                ax.text(0.02, 0.02, f"lambda*={lam:g}: pull per round {100 * pulls[panel]:.2g} %"
-                        + (f"\n{' and '.join(same)} on local training (< {100 * COINCIDE_RTOL:g} % apart)" if same else ""),
-                        transform=ax.transAxes, fontsize=7, color="C3")
+                note_clear(ax, f"lambda*={lam:g}: pull per round {100 * pulls[panel]:.2g} %"
+                           + (f"\n{' and '.join(same)} on local training (< {100 * COINCIDE_RTOL:g} % apart)" if same else ""),
+                           fontsize=7, color="C3")
             if k == 1:
                 _legend_outside(ax)
     cert = pv.figure_note(_certs(jobs, float(p["delta"])))
@@ -355,7 +359,7 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "fig5",
         else:
             rows.append({**base, "series": f"eps={eps_key(eps)}", "x": q["T"], "metric": "loss", "value": _value(res, lam, "loss")})
     df = tidy_frame(rows)
-    f, axes = subplots(2, 2, width=4.4, height=3.1)
+    f, axes = subplots((len(panels) + 1) // 2, 2, width=4.4, height=3.1)  # no empty row when two panels are run
     order = [f"eps={eps_key(e)}" for e in p["fig5_epsilons"] if not math.isinf(e)] + ["Ditto (eps=inf)"]
     for i, panel in enumerate(panels):
         ax = axes.flat[i]
@@ -368,13 +372,12 @@ def _fig5(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "fig5",
         d = df[(df["panel"] == LETTERS[i]) & (df["metric"] == "loss") & df["series"].isin(order)]
         styles = {s: (None, "o", "--") for s in order[:-1]} | {order[-1]: ("k", "none", "-")}
         plot_series(ax, d, order, styles, logy=True)
-        same = _coincide(d, order[-1])
+        same = [s for s in order if s in _coincide(d, order[-1])]  # in the legend's order
         if same:
-            ax.text(0.02, 0.02, f"{', '.join(same)}: coincide with {order[-1]} (< {100 * COINCIDE_RTOL:g} % apart)",
-                    transform=ax.transAxes, fontsize=6.5, color="#444444")
+            note_clear(ax, f"within {100 * COINCIDE_RTOL:g} % of {order[-1]} at every T:\n{', '.join(same)}")
         if i % 2 == 1 or i == len(panels) - 1:
             _legend_outside(ax)
-    for j in range(len(panels), 4):
+    for j in range(len(panels), axes.size):
         axes.flat[j].axis("off")
     cert = pv.figure_note(_certs(jobs, float(p["delta"])))
     suptitle(f, f"Fig. 5{reading}: PL training loss vs T, lambda={p['fig5_lambda']:g}, C={p['clip']:g}, delta={p['delta']}",
