@@ -46,13 +46,16 @@ def test_by_over_x_percent_is_one_sided(cid):
 
 
 def _with_variant(tables, label, fn):
-    """``tables`` plus a variant series ``label`` of DP-FedALA whose values are ``fn(values)`` of DP-FedALA's rows."""
-    out = dict(tables)
+    """``tables`` plus DP-FedALA's variant series ``label`` in the baseline_constants table (at both readings of the
+    step, as the figure writes them), its values ``fn(rows, fig)`` of DP-FedALA's rows in Figs. 3-4."""
+    from repro.papers.dp_ditto.experiments import CONSTANTS_ID, constants_need, literal_need
+
+    parts = []
     for fig in ("fig3", "fig4"):
-        t = out[fig]
-        rows = t[t["series"] == "DP-FedALA"]
-        out[fig] = pd.concat([t, rows.assign(series=label, value=fn(rows))], ignore_index=True)
-    return out
+        rows = tables[fig][tables[fig]["series"] == "DP-FedALA"]
+        rows = rows.assign(series=label, value=fn(rows, fig))
+        parts += [rows.assign(figure=constants_need(fig)), rows.assign(figure=constants_need(literal_need(fig)))]
+    return {**tables, CONSTANTS_ID: pd.concat(parts, ignore_index=True)}
 
 
 @pytest.mark.claims
@@ -74,16 +77,36 @@ def test_a_constant_variant_that_agrees_lifts_the_gate_and_one_that_disagrees_do
         return spec.evaluate(t, {**p, **extra})
 
     measured = world(lambda t, p: t, {})  # as if scanned
-    same = world(lambda t, p: _with_variant(t, label, lambda r: r["value"]), gated)
+    same = world(lambda t, p: _with_variant(t, label, lambda r, f: r["value"]), gated)
     assert measured.verdict != "not_evaluated" and same.verdict == measured.verdict, (same.verdict, same.reason)
     assert label in same.details["constant_variants"]
 
     def split(t, p):  # the tuned baseline well ahead of DP-Ditto (not reproduced), the variant far behind (reproduced)
         tuned = _set_gain(_mid_accuracy(t, "fairness"), p, {"fedala": -99.72}, "fairness")
         beaten = _set_gain(_mid_accuracy(t, "fairness"), p, {"fedala": 99.72}, "fairness")
-        return {**tuned, **{fig: pd.concat([tuned[fig], beaten[fig][beaten[fig]["series"] == "DP-FedALA"].assign(series=label)],
-                                           ignore_index=True) for fig in ("fig3", "fig4")}}
+        return _with_variant(tuned, label, lambda rows, fig: beaten[fig].loc[rows.index, "value"])
 
     assert world(split, {}).verdict == "not_reproduced"
     ev = world(split, gated)
     assert ev.verdict == "not_evaluated" and "depends on an unstated constant" in ev.reason, ev.reason
+
+
+@pytest.mark.claims
+def test_a_variant_run_for_part_of_the_grid_does_not_lift_the_gate():
+    from repro.papers.dp_ditto.claims import SCANNED, _both_steps_cf, _paper_scale
+    from repro.papers.dp_ditto.experiments import variant_series
+
+    spec = registry.module("dp_ditto", "claims").CLAIMS["1.fedala.fairness"]
+    label = variant_series("DP-FedALA", "v")
+    extra = {SCANNED: [], "constant_variants": {"fedala": {"v": {"eta_w": 1.0}}}}
+
+    def one_seed_only(t, p):
+        from repro.papers.dp_ditto.experiments import CONSTANTS_ID
+
+        out = _with_variant(t, label, lambda r, f: r["value"])
+        return {**out, CONSTANTS_ID: out[CONSTANTS_ID][out[CONSTANTS_ID]["seed"] == 0]}
+
+    cf = _both_steps_cf(_paper_scale(lambda t, p: (one_seed_only(t, p), p)), ("fig3", "fig4"))
+    t, p = cf(dict(tables("dp_ditto")), dict(params("dp_ditto")))
+    ev = spec.evaluate(t, {**p, **extra})
+    assert ev.verdict == "not_evaluated" and "not run at its authors' values" in ev.reason, ev.reason

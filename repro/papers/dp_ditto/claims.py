@@ -16,8 +16,8 @@ import pandas as pd
 from repro.claims import (ClaimSet, Evidence, agree_across_readings, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
                           number, relabel, sign_test, unchanged)
 from repro.papers.dp_ditto import theory as th
-from repro.papers.dp_ditto.experiments import (LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, literal_figure, literal_need,
-                                               variant_series)
+from repro.papers.dp_ditto.experiments import (CONSTANTS_ID, LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, constants_need,
+                                               literal_figure, literal_need, variant_series)
 from repro.stats import mean_interval, spearman
 
 CLAIMS = ClaimSet("dp_ditto")
@@ -87,6 +87,11 @@ def _literal_view(tables, figs) -> dict | None:
         if len(part) == 0:
             return None
         out[f] = part.assign(figure=f).reset_index(drop=True)
+    c = tables.get(CONSTANTS_ID)
+    if c is not None and len(c):  # the baselines' constant variants at the printed step stand in for D1's
+        ctag = c["figure"].astype(str)
+        keep = c[ctag.isin([constants_need(literal_need(f)) for f in ("fig3", "fig4")])]
+        out[CONSTANTS_ID] = keep.assign(figure=keep["figure"].astype(str).str.replace(f"{LITERAL_ID}:", "", regex=False))
     return out
 
 
@@ -436,8 +441,33 @@ def _variant_labels(params, b) -> list[str]:
     return [variant_series(BASE[b], name) for name in ((params.get("constant_variants") or {}).get(b) or {})]
 
 
-def _has_series(tables, label) -> bool:
-    return any(fig in tables and bool((tables[fig]["series"] == label).any()) for fig in ("fig3", "fig4"))
+def _with_variants(tables, params) -> dict:
+    """``tables`` with the constant variants' rows of this reading (baseline_constants:<fig>) added to Figs. 3-4."""
+    c = tables.get(CONSTANTS_ID)
+    if c is None or not len(c):
+        return tables
+    labels = [lab for b in BASE for lab in _variant_labels(params, b)]
+    out = dict(tables)
+    for fig in ("fig3", "fig4"):
+        rows = c[(c["figure"].astype(str) == constants_need(fig)) & c["series"].isin(labels)]
+        if fig in out and len(rows):
+            out[fig] = pd.concat([out[fig], rows.assign(figure=fig)], ignore_index=True)
+    return out
+
+
+def _covers(tables, label, base) -> bool:
+    """Series ``label`` has a row wherever series ``base`` has one in Figs. 3-4 (every figure, panel, T, seed and
+    metric): a variant run for part of the grid does not stand in for the baseline."""
+    keys = ["figure", "panel", "x", "metric", "seed"]
+    for fig in ("fig3", "fig4"):
+        if fig not in tables:
+            continue
+        t = tables[fig]
+        want = set(map(tuple, t.loc[t["series"] == base, keys].astype(str).to_numpy()))
+        have = set(map(tuple, t.loc[t["series"] == label, keys].astype(str).to_numpy()))
+        if not have or not want <= have:
+            return False
+    return True
 
 
 def _as_baseline(tables, b, label) -> dict:
@@ -459,7 +489,8 @@ def _over_constants(measure, tables, params, baselines) -> Evidence:
     todo = _unscanned(params, baselines)
     if not todo or ev.verdict == "not_evaluated":
         return ev
-    runs = {b: [lab for lab in _variant_labels(params, b) if _has_series(tables, lab)] for b in todo}
+    tables = _with_variants(tables, params)
+    runs = {b: [lab for lab in _variant_labels(params, b) if _covers(tables, lab, BASE[b])] for b in todo}
     missing = [b for b in todo if not runs[b]]
     if missing:
         return _package_constant(missing, ev)
@@ -1806,3 +1837,9 @@ for _spec in list(CLAIMS):
                       support=_both_steps_cf(_spec.support, _figs),
                       figures=(*_spec.figures, *dict.fromkeys(literal_figure(f) for f in _figs)),
                       tests=_spec.tests + STEP_NOTE)
+
+# ---- the comparisons with a baseline run at a package constant also read its authors' runs (_over_constants)
+for _spec in list(CLAIMS):
+    if _spec.id.split(".")[0] in ("2", "3") or _spec.id in ("4.accuracy", "4.fairness", "5.a") or any(
+            _spec.id.startswith(f"1.{b}.") for b in PACKAGE_CONSTANTS):
+        CLAIMS.rewrap(_spec.id, figures=(*_spec.figures, CONSTANTS_ID))

@@ -14,8 +14,8 @@ import pandas as pd
 
 from repro.experiment import FigureSpec, RenderContext, Rendered, is_unavailable
 from repro.papers.dp_ditto import privacy as pv
-from repro.papers.dp_ditto.experiments import (LITERAL_ID, PANEL_TITLES, PRIVACY_ID, SWEEP_ID, TUNING_ID, build_plan, eps_key,
-                                               literal_figure, literal_need, variant_series)
+from repro.papers.dp_ditto.experiments import (CONSTANTS_ID, LITERAL_ID, PANEL_TITLES, PRIVACY_ID, SWEEP_ID, TUNING_ID, build_plan, eps_key,
+                                               constants_need, literal_figure, literal_need, variant_series)
 from repro.plotting import draw_tables, mark_unavailable, markdown_tables, note_clear, subplots, suptitle
 from repro.results import tidy_frame
 from repro.stats import mean_interval
@@ -456,6 +456,51 @@ def _literal_step(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendere
 LITERAL_READING = " at Algorithm 1 as printed (one full-gradient step per round)"
 
 
+def _baseline_constants(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
+    """The baselines of Figs. 3-4 run at a constant the paper does not state: the package's tuned value (solid) beside
+    their authors' value (``constant_variants``, dotted), per figure and reading of Algorithm 1's step; the CSV rows
+    carry ``figure`` = baseline_constants:<fig3 | fig4 | literal_step:fig3 | ...> (claims.py judges the comparisons
+    with these baselines at both constants)."""
+    if not fig.runs:
+        f, axes = subplots(1, 1)
+        mark_unavailable(axes[0, 0], f"not run in this profile (constant_variants: {ctx.params.get('constant_variants') or {}})")
+        suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile)
+        return Rendered(tidy_frame([]), f)
+    p = ctx.params
+    views = [(src, "") for src in ("fig3", "fig4")] + [(src, LITERAL_READING) for src in ("fig3", "fig4") if src in p["literal_step"]]
+    parts = []
+    for src, reading in views:
+        r = _fig34(fig, results, ctx, src=src, tag=constants_need(literal_need(src) if reading else src), reading=reading)
+        import matplotlib.pyplot as plt
+
+        plt.close(r.figure)
+        parts.append((src, reading, r.data))
+    data = pd.concat([d for _, _, d in parts], ignore_index=True)
+    panels = p["fig34_panels"]
+    rows = [(src, reading, d, i, panel) for src, reading, d in parts for i, panel in enumerate(panels)]
+    f, axes = subplots(len(rows), 2, width=4.4, height=2.8)
+    series = list(dict.fromkeys(data["series"])) if len(data) else []
+    styles = {s: (METHOD_STYLE[s.split(" [")[0]][0], "o" if " [" not in s else "none", "-" if " [" not in s else ":")
+              for s in series}
+    for r, (src, reading, d, i, panel) in enumerate(rows):
+        eps = p["fig3_epsilon"] if src == "fig3" else p["fig4_epsilon"]
+        for k, (metric, ylabel) in enumerate((("accuracy", "test accuracy"), ("fairness", "fairness (var of PL loss)"))):
+            ax = axes[r, k]
+            ax.set_title(f"{'Fig. 3' if src == 'fig3' else 'Fig. 4'} (eps={eps:g}), {PANEL_TITLES[panel]}"
+                         f"{', printed step' if reading else ', D1'}", fontsize=9)
+            ax.set_xlabel("maximum aggregation number T")
+            ax.set_ylabel(ylabel)
+            dd = d[(d["panel"] == LETTERS[2 * i + k]) & (d["metric"] == metric)]
+            plot_series(ax, dd, series, styles, logy=metric == "fairness")
+            if k == 1 and r == 0:
+                _legend_outside(ax)
+    suptitle(f, "Supplementary: the baselines of Figs. 3-4 at the package's constants (solid) and their authors' (dotted)",
+             ctx.profile, "D1: one epoch of minibatch SGD per round; printed step: Algorithm 1's one full-gradient step "
+             "per round. A claim comparing DP-Ditto with such a baseline keeps its verdict only where both constants give it.")
+    return Rendered(data=data, figure=f)
+
+
+
 def _not_run_literal(fig: FigureSpec, ctx: RenderContext) -> Rendered:
     f, axes = subplots(1, 1)
     mark_unavailable(axes[0, 0], f"not run in this profile (literal_step: {list(ctx.params['literal_step'])}): Algorithm 1 "
@@ -678,5 +723,6 @@ def _table_privacy(fig: FigureSpec, results: dict, ctx: RenderContext) -> Render
 
 #: figure id -> renderer (fig, results, ctx) -> Rendered
 RENDERERS = {"table1": _table1, "fig1": _fig1, "fig2": _fig2, "fig3": _fig34, "fig4": _fig34, "fig5": _fig5,
-             "fig6": _fig6, "fig7": _fig7, LITERAL_ID: _literal_step, SWEEP_ID: _table_sweep, TUNING_ID: _table_tuning, PRIVACY_ID: _table_privacy}
+             "fig6": _fig6, "fig7": _fig7, LITERAL_ID: _literal_step, SWEEP_ID: _table_sweep, TUNING_ID: _table_tuning, PRIVACY_ID: _table_privacy,
+             CONSTANTS_ID: _baseline_constants}
 RENDERERS.update({literal_figure(src): _literal_of(src) for src in ("fig3", "fig4", "fig5", "fig7")})

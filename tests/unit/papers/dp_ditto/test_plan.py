@@ -5,7 +5,7 @@ import math
 import pytest
 
 from repro.experiment import FIG_ID, ConfigError, load_params
-from repro.papers.dp_ditto.experiments import (LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, TASKS, TUNING_ID, build_plan,
+from repro.papers.dp_ditto.experiments import (CONSTANTS_ID, LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, TASKS, TUNING_ID, build_plan,
                                                figures, job_key, literal_figure, literal_need, reference_T, validate)
 
 LITERAL_IDS = {literal_figure(f) for f in LITERAL_FIGS}
@@ -18,7 +18,7 @@ def test_figure_ids_tasks_and_seeds(profile):
     ids = [f.fig_id for f in figs]
     assert all(FIG_ID.match(i) for i in ids) and len(ids) == len(set(ids))
     assert {"table1", "fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", SWEEP_ID, TUNING_ID, PRIVACY_ID,
-            LITERAL_ID, "fig3_literal", "fig4_literal", "fig5_literal", "fig7_literal"} == set(ids)
+            LITERAL_ID, "fig3_literal", "fig4_literal", "fig5_literal", "fig7_literal", CONSTANTS_ID} == set(ids)
     runs = {r.run_id: r for f in figs for r in f.runs}
     assert all(r.task in TASKS for r in runs.values())
     # every training batch is read by the privacy table (one certificate per private configuration run)
@@ -54,7 +54,7 @@ def test_literal_step_reruns_its_figures_at_one_step_per_round(profile):
         return
     assert {r.seed for r in lit} == set(params["seeds"])
     assert all(r.params["one_step_per_round"] and r.params["group"].startswith(LITERAL_ID) for r in lit)
-    others = [r for f in figs.values() if f.fig_id not in LITERAL_IDS | {PRIVACY_ID} for r in f.runs]
+    others = [r for f in figs.values() if f.fig_id not in LITERAL_IDS | {PRIVACY_ID, CONSTANTS_ID} for r in f.runs]
     assert not any(r.params.get("one_step_per_round") for r in others)
     # each listed figure's literal jobs are its D1 jobs (method, panel, seed, eps, C, T), run once more
     plan = build_plan(params)
@@ -161,3 +161,26 @@ def test_the_printed_step_is_costed_apart_from_d1():
     lit = {p.key for r in figs["fig3_literal"].runs if r.params.get("one_step_per_round") for p in cost_probe(r, 1).parts}
     assert d1 and lit and not d1 & lit
     assert all(k.split(":")[0].endswith("/one_step_per_round") for k in lit)
+
+
+@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
+def test_constant_variants_run_in_batches_of_their_own_beside_the_tuned_baselines(profile):
+    """constant_variants: each baseline of Figs. 3-4 once more at its authors' constants, at both readings of the step,
+    in batches of their own (the tuned baselines' run ids do not change); the baseline_constants figure reads both."""
+    params = load_params("dp_ditto", profile)
+    figs = {f.fig_id: f for f in figures(params)}
+    variants = params.get("constant_variants") or {}
+    runs = figs[CONSTANTS_ID].runs
+    if not variants:
+        assert runs == []
+        return
+    own = [r for r in runs if r.params["group"].endswith(":variants")]
+    tuned = {r.run_id for f in ("fig3", "fig4", "fig3_literal", "fig4_literal") for r in figs[f].runs}
+    assert {r.run_id for r in runs} - {r.run_id for r in own} <= tuned  # the tuned baselines, as their figures run them
+    assert not {r.run_id for r in own} & tuned
+    assert {r.seed for r in own} == set(params["seeds"])
+    assert {bool(r.params.get("one_step_per_round")) for r in own} == {False, True}
+    for r in own:
+        for job in r.params["jobs"]:
+            over = variants[job["algorithm"]][job["variant"]]
+            assert job["hp"] == {**build_plan(params).hyper(job["algorithm"], r.params["panel"]), **over}
