@@ -505,9 +505,9 @@ def _over_constants(measure, tables, params, baselines) -> Evidence:
             t = _as_baseline(t, b, lab)
         alt = judge_or_missing(measure, t, scanned)
         seen[name] = _summary(alt)
-        pair = f"{'; '.join(PACKAGE_CONSTANTS[b] for b in todo)}: {ev.verdict.replace('_', ' ')}; with {name}: " \
-               f"{alt.verdict.replace('_', ' ')}"
-        out = agree_across_readings(out, alt, pair=pair, constant="the verdict changes with the baseline's constant",
+        pair = f"at the package's constants: {ev.verdict.replace('_', ' ')}, with {name}: {alt.verdict.replace('_', ' ')}"
+        why = "; ".join(PACKAGE_CONSTANTS[b] for b in todo)
+        out = agree_across_readings(out, alt, pair=pair, constant=f"{why}: the verdict changes with it",
                                     details={**out.details, "constant_variants": dict(seen)},
                                     names=("the package's constants", name))
     return out

@@ -295,7 +295,7 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "", ta
     f, axes = subplots(len(panels), 2, width=4.4, height=3.1)
     variants = [s for s in dict.fromkeys(df["series"]) if s not in METHOD_STYLE] if len(df) else []
     order = list(METHOD_STYLE) + variants
-    styles = {**METHOD_STYLE, **{v: (METHOD_STYLE[v.split(" [")[0]][0], "none", ":") for v in variants}}
+    styles = {**METHOD_STYLE, **{v: (METHOD_STYLE[v.split(" [")[0]][0], "x", ":") for v in variants}}
     for i, panel in enumerate(panels):
         for k, (metric, ylabel) in enumerate((("accuracy", "test accuracy"), ("fairness", "fairness (var of PL loss)"))):
             ax = axes[i, k]
@@ -480,7 +480,7 @@ def _baseline_constants(fig: FigureSpec, results: dict, ctx: RenderContext) -> R
     rows = [(src, reading, d, i, panel) for src, reading, d in parts for i, panel in enumerate(panels)]
     f, axes = subplots(len(rows), 2, width=4.4, height=2.8)
     series = list(dict.fromkeys(data["series"])) if len(data) else []
-    styles = {s: (METHOD_STYLE[s.split(" [")[0]][0], "o" if " [" not in s else "none", "-" if " [" not in s else ":")
+    styles = {s: (METHOD_STYLE[s.split(" [")[0]][0], "o" if " [" not in s else "x", "-" if " [" not in s else ":")
               for s in series}
     for r, (src, reading, d, i, panel) in enumerate(rows):
         eps = p["fig3_epsilon"] if src == "fig3" else p["fig4_epsilon"]
