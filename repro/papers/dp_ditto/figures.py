@@ -463,8 +463,9 @@ def _baseline_constants(fig: FigureSpec, results: dict, ctx: RenderContext) -> R
     with these baselines at both constants)."""
     if not fig.runs:
         f, axes = subplots(1, 1)
-        mark_unavailable(axes[0, 0], f"not run in this profile (constant_variants: {ctx.params.get('constant_variants') or {}})")
-        suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile)
+        mark_unavailable(axes[0, 0], f"not run in this profile (constant_variants: {ctx.params.get('constant_variants') or {}}): "
+                                     "the baselines at their authors' constants run at paper scale")
+        suptitle(f, fig.title, ctx.profile)
         return Rendered(tidy_frame([]), f)
     p = ctx.params
     views = [(src, "") for src in ("fig3", "fig4")] + [(src, LITERAL_READING) for src in ("fig3", "fig4") if src in p["literal_step"]]
