@@ -18,6 +18,8 @@ from repro.papers.ota_jammer.theory import FEMNIST_TEST_SIZES, FEMNIST_TRAIN_SIZ
 #: EMNIST byclass labels of lowercase a..j (digits 0-9, uppercase 10-35, lowercase 36-61).
 EMNIST_LOWER_A_TO_J = tuple(range(36, 46))
 SURROGATE_NOTE = "FEMNIST surrogate: MNIST digits 0-9 with the paper's FedProx-style split (50 clients, 5 classes each)"
+#: the figures' per-run metric that says a run trained on the surrogate (1) or on the paper's FEMNIST (0)
+SURROGATE_METRIC = "surrogate_data"
 FEMNIST_NOTE = "FEMNIST lowercase a-j, the paper's FedProx-style split (50 clients, 5 classes each)"
 #: what real FEMNIST was read from, as the figures name it (LEAF stores ink dark on white 1.0, EMNIST IDX light on black 0)
 FEMNIST_FORMATS = {"LEAF JSON": "LEAF JSON, white background", "emnist-byclass IDX": "EMNIST byclass IDX, black background"}

@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from repro.experiment import Rendered, is_unavailable
 from repro.papers.ota_jammer import privacy, theory
-from repro.papers.ota_jammer.data import dataset_label
+from repro.papers.ota_jammer.data import SURROGATE_METRIC, dataset_label
 from repro.papers.ota_jammer.experiments import (ALGO_LABEL, BASELINE_LABEL, IID_LABEL, NO_CJ_LABEL, NONPRIVATE_LABEL,
                                                  ONE_STEP_LABEL, STEP_KEYS, channel_only_series, cj_series, step_key)
 from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
@@ -81,6 +81,9 @@ def tidy_rows(fig, results: dict, params: dict) -> tuple[list[dict], list[str], 
             v = res.get(metric)
             if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v)):
                 rows.append(dict(base, panel="privacy", x=np.nan, metric=metric, value=float(v)))
+        if spec.params.get("data") == "femnist":  # 1: trained on the MNIST-digit surrogate, not the paper's FEMNIST
+            surrogate = dataset_label(res.get("dataset")) == "FEMNIST surrogate"
+            rows.append(dict(base, panel="privacy", x=np.nan, metric=SURROGATE_METRIC, value=float(surrogate)))
     return rows, reasons, note
 
 

@@ -107,4 +107,8 @@ def test_smoke_claims_evaluate_without_errors():
     directions = {k: c for k, c in got.items() if c.kind == "direction"}
     assert all(c.verdict == "inconclusive" or (c.verdict == "not_evaluated" and not_evaluated_category(c.reason) != "other")
                for c in directions.values()), {k: (c.verdict, c.reason[:80]) for k, c in directions.items()}
-    assert any(c.verdict == "inconclusive" for c in directions.values())
+    # the FEMNIST figures trained on its MNIST surrogate: their learning claims are not the paper's experiment; read
+    # as real data, the same tables give orderings that one seed leaves inconclusive
+    assert any(not_evaluated_category(c.reason) == "offline" for c in directions.values())
+    real = {c.id: c for c in claims.CLAIMS.evaluate(*claims._as_real_data(lambda t, p: (t, p))(tables, params))}
+    assert any(c.verdict == "inconclusive" for k, c in real.items() if c.kind == "direction")
