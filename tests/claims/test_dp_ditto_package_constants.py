@@ -110,3 +110,16 @@ def test_a_variant_run_for_part_of_the_grid_does_not_lift_the_gate():
     t, p = cf(dict(tables("dp_ditto")), dict(params("dp_ditto")))
     ev = spec.evaluate(t, {**p, **extra})
     assert ev.verdict == "not_evaluated" and "not run at its authors' values" in ev.reason, ev.reason
+
+
+@pytest.mark.parametrize("weights, near_local", [((0.97, 1.0), True), ((0.0, 0.267), False), ((0.74, 0.974), False)])
+def test_fedamp_is_called_local_training_only_when_its_self_weight_is_near_one(weights, near_local):
+    """The note "against (near-)local training" follows DP-FedAMP's measured self-weight xi_ii; a low self-weight
+    (the client's own model mostly replaced) is reported as a number only."""
+    from repro.papers.dp_ditto.claims import BASE, _fedamp_note
+
+    rows = [{"figure": "fig3", "panel": letter, "series": BASE["fedamp"], "metric": "mean_self_weight", "seed": 0,
+             "x": 1, "value": w} for letter, w in zip("ab", weights)]
+    note = _fedamp_note({"fig3": pd.DataFrame(rows)})
+    assert note.startswith(f"DP-FedAMP's self-weight xi_ii {min(weights):.3g}-{max(weights):.3g}")
+    assert ("local training" in note) is near_local, note
