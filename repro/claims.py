@@ -329,7 +329,7 @@ def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
         raise MissingData("no part of the claim could be evaluated")
     done = {k: e for k, e in parts.items() if e.verdict != "not_evaluated"}
     skipped = [k for k, e in parts.items() if e.verdict == "not_evaluated"]
-    detail = {k: _evidence_summary(e) for k, e in parts.items()}
+    detail = {k: evidence_summary(e) for k, e in parts.items()}
     if not done:
         return not_evaluated(_joined_reasons({k: parts[k].reason for k in skipped}), parts=detail)
     verdicts = {e.verdict for e in done.values()}
@@ -377,11 +377,11 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
     if b_required and b.verdict == "not_evaluated" and a.verdict != "not_evaluated":
         cat = not_evaluated_category(b.reason)
         return not_evaluated(f"{b.reason}; {pair}", category=cat if cat in NOT_EVALUATED_REASONS else None,
-                             **{**details, "other_reading": {"reading": names[0], **_evidence_summary(a)}})
+                             **{**details, "other_reading": {"reading": names[0], **evidence_summary(a)}})
 
     def keep(chosen: Evidence, other: Evidence, name: str) -> Evidence:
         d = details if chosen is a else {**b.details, **extra}
-        d = {**d, "other_reading": {"reading": names[1] if chosen is a else names[0], **_evidence_summary(other)}}
+        d = {**d, "other_reading": {"reading": names[1] if chosen is a else names[0], **evidence_summary(other)}}
         shown = f"effect and interval: {name}" if a.verdict != b.verdict else ""
         return chosen.but(details=d, reason="; ".join(x for x in (chosen.reason, pair, shown) if x))
 
@@ -399,7 +399,8 @@ def _worst_part(done: Mapping[str, Evidence], verdict: str) -> Evidence:
     return cands[0]
 
 
-def _evidence_summary(e: Evidence) -> dict:
+def evidence_summary(e: Evidence) -> dict:
+    """An evidence's verdict, effect, interval, printed value and reason as plain JSON values (for claim details)."""
     out = {"verdict": e.verdict}
     if e.effect is not None:
         out["effect"] = _round(e.effect)

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from repro.claims import (ClaimSet, Evidence, agree_across_readings, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+from repro.claims import (ClaimSet, Evidence, agree_across_readings, evidence_summary, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
                           number, relabel, sign_test, unchanged)
 from repro.papers.dp_ditto import theory as th
 from repro.papers.dp_ditto.experiments import (CONSTANTS_ID, LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, constants_need,
@@ -402,9 +402,10 @@ def _paper_scale(cf):
 #: at its authors' values (params ``constant_variants``, run beside it) agrees, and is not evaluated where those were
 #: not run; the measured verdicts are kept in the details (_over_constants).
 PACKAGE_CONSTANTS = {
-    "fedamp": "DP-FedAMP's attention scale and sigma are the package's (its authors' scale gives every peer weight 0 "
-              "here: DP-FedAMP would be local training, as DP-Ditto at lambda* nearly is; the package's median rescaling "
-              "with the tuned sigma 0.1 at the edge of its grid, and the client's own model un-noised in its cloud model)",
+    "fedamp": "DP-FedAMP's attention scale and sigma are the package's (its authors' scale at the tuned sigma 0.1 gives "
+              "every peer weight 0 here: DP-FedAMP would be local training, as DP-Ditto at lambda* nearly is; the "
+              "package's median rescaling with the tuned sigma 0.1 at the edge of its grid, and the client's own model "
+              "un-noised in its cloud model; PFLlib's defaults, sigma 1 and alphaK 1, are the scanned variant)",
     "fedala": "DP-FedALA's eta_W is the package's tuned 10, in place of its authors' default 1.0",
 }
 #: params key listing the baselines whose unstated constants were scanned (set by the counterfactuals)
@@ -416,14 +417,6 @@ def _unscanned(params, baselines) -> list[str]:
     return [b for b in baselines if b in PACKAGE_CONSTANTS and b not in done]
 
 
-def _summary(ev: Evidence) -> dict:
-    out = {"verdict": ev.verdict, "reason": ev.reason}
-    if ev.effect is not None:
-        out["effect"] = round(float(ev.effect), 6)
-    if ev.interval is not None:
-        out["interval"] = [round(float(ev.interval.low), 6), round(float(ev.interval.high), 6)]
-    return out
-
 
 def _package_constant(baselines, ev: Evidence) -> Evidence:
     """``ev`` as not evaluated: its comparison rests on the package's constants of ``baselines`` (the paper states none)."""
@@ -433,7 +426,7 @@ def _package_constant(baselines, ev: Evidence) -> Evidence:
     return not_evaluated(f"{why}; the baseline was not run at its authors' values (constant_variants): the comparison "
                          f"rests on the package's constant, not the paper's (measured: "
                          f"{ev.verdict.replace('_', ' ')})", category="constant",
-                         **{**ev.details, "measured_with_package_constants": _summary(ev)})
+                         **{**ev.details, "measured_with_package_constants": evidence_summary(ev)})
 
 
 def _variant_labels(params, b) -> list[str]:
@@ -504,7 +497,7 @@ def _over_constants(measure, tables, params, baselines) -> Evidence:
         for b, lab in swaps:
             t = _as_baseline(t, b, lab)
         alt = judge_or_missing(measure, t, scanned)
-        seen[name] = _summary(alt)
+        seen[name] = evidence_summary(alt)
         pair = f"at the package's constants: {ev.verdict.replace('_', ' ')}, with {name}: {alt.verdict.replace('_', ' ')}"
         why = "; ".join(PACKAGE_CONSTANTS[b] for b in todo)
         out = agree_across_readings(out, alt, pair=pair, constant=f"{why}: the verdict changes with it",

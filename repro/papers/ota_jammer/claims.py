@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from repro.claims import (ClaimSet, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+from repro.claims import (ClaimSet, MissingData, combine, direction, edit, evidence_summary, exact, exact_holds, need, not_evaluated,
                           number, per_seed, sign_test, unchanged)
 from repro.papers.ota_jammer.experiments import (ALGO_LABEL, BASELINE_LABEL, IID_LABEL, NO_CJ_LABEL, NONPRIVATE_LABEL,
                                                  ONE_STEP_LABEL, channel_only_series, cj_series)
@@ -831,14 +831,10 @@ def _real_data_guard(fn, figs):
             return ev
         return not_evaluated(f"FEMNIST is not obtainable here and {', '.join(on)} trained on its MNIST-digit surrogate: "
                              f"not the paper's experiment (on the surrogate: {ev.verdict.replace('_', ' ')})",
-                             category="offline", surrogate_verdict=_summary_of(ev), **ev.details)
+                             category="offline", surrogate_verdict=evidence_summary(ev), **ev.details)
     judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
     return judged
 
-
-def _summary_of(ev) -> dict:
-    return {"verdict": ev.verdict, "reason": ev.reason, "effect": ev.effect,
-            "interval": None if ev.interval is None else [ev.interval.low, ev.interval.high]}
 
 
 def _as_real_data(cf):
