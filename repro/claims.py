@@ -316,9 +316,12 @@ def _joined_reasons(reasons: Mapping[str, str]) -> str:
     said once in front instead of once per part."""
     phrases = {next((ph for ph in NOT_EVALUATED_REASONS.values() if r.startswith(ph + ": ")), None) for r in reasons.values()}
     common = phrases.pop() if len(phrases) == 1 else None
-    if common is None:
-        return "; ".join(f"{k}: {r}" for k, r in reasons.items())
-    return f"{common}: " + "; ".join(f"{k}: {r[len(common) + 2:]}" for k, r in reasons.items())
+    cut = 0 if common is None else len(common) + 2
+
+    def named(k, r):  # a part's reason that already opens with the part's name is not named twice
+        return r if r.startswith(f"{k}: ") else f"{k}: {r}"
+    joined = "; ".join(named(k, r[cut:]) for k, r in reasons.items())
+    return f"{common}: {joined}" if common else joined
 
 
 def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
@@ -369,7 +372,9 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
     the report, ``constant`` what the readings differ in, ``names`` the two readings. ``details`` is ``a.details``
     plus the caller's additions. Same verdict: kept. Reproduced at one and not reproduced at the other:
     ``not_evaluated`` (category ``constant``: the verdict depends on the reading). One side not evaluated: the other
-    side's verdict. One side inconclusive: inconclusive. The returned evidence's effect, interval and replicates are
+    side's verdict, except where that side is itself a conflict (not evaluated, its verdict depending on a constant or
+    a reading: a chain of these calls must not read an earlier conflict as missing data, so the conflict is kept).
+    One side inconclusive: inconclusive. The returned evidence's effect, interval and replicates are
     those of the side whose verdict it keeps (the reason says which); the other side is summarised in the details.
     ``b_required``: ``b`` is the paper's own setting and ``a`` a departure from it (e.g. a printed step the package
     replaces), so where ``b`` cannot be judged the claim is not evaluated for ``b``'s reason, ``a`` in the details."""
@@ -378,6 +383,12 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
         cat = not_evaluated_category(b.reason)
         return not_evaluated(f"{b.reason}; {pair}", category=cat if cat in NOT_EVALUATED_REASONS else None,
                              **{**details, "other_reading": {"reading": names[0], **evidence_summary(a)}})
+
+    conflicts = [e for e in (a, b) if e.verdict == "not_evaluated" and not_evaluated_category(e.reason) == "constant"]
+    if conflicts and not (a.verdict == b.verdict == "not_evaluated"):
+        judged, name = (b, names[1]) if conflicts[0] is a else (a, names[0])
+        return not_evaluated(f"{conflicts[0].reason}; {pair}", category="constant",
+                             **{**details, "other_reading": {"reading": name, **evidence_summary(judged)}})
 
     def keep(chosen: Evidence, other: Evidence, name: str) -> Evidence:
         d = details if chosen is a else {**b.details, **extra}

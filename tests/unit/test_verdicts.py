@@ -86,6 +86,9 @@ def test_combine_says_a_shared_reason_phrase_once():
     assert cl.combine(parts).reason == "not testable in this regime: a: loss still falling; b: too few points"
     mixed = {**parts, "c": cl.not_evaluated("no run", category="not_run")}
     assert cl.combine(mixed).reason.count("not testable in this regime") == 2
+    named = {"dnn": cl.not_evaluated("dnn: 1 T0 value", category="not_run"),
+             "mlr": cl.not_evaluated("2 T0 values", category="not_run")}
+    assert cl.combine(named).reason == "not run at this scale: dnn: 1 T0 value; mlr: 2 T0 values"
 
 
 def _toy_table(a_minus_b):
@@ -195,6 +198,25 @@ def test_agree_across_readings_keeps_the_deciding_sides_numbers():
     alone = agree(cl.not_evaluated("band unreachable"), down)
     assert alone.verdict == "not_reproduced" and alone.effect == down.effect
 
+
+
+def test_a_conflict_is_not_read_as_missing_data_by_a_later_reading():
+    """Chained readings (constants, then steps): reproduced under one and not reproduced under another is a
+    conflict, and it stays one whatever order the readings are combined in (it used to be kept only when it came
+    last: R, NR, R gave reproduced, R, R, NR not evaluated)."""
+    up = cl.direction(pd.Series([0.3, 0.4, 0.5]), expect="positive")
+    down = cl.direction(pd.Series([-0.3, -0.4, -0.5]), expect="positive")
+
+    def agree(a, b):
+        return cl.agree_across_readings(a, b, pair="A vs B", constant="the constant", details=dict(a.details),
+                                        names=("A", "B"))
+
+    orders = [agree(agree(up, down), up), agree(agree(up, up), down), agree(up, agree(down, up))]
+    assert [e.verdict for e in orders] == ["not_evaluated"] * 3
+    assert all(cl.not_evaluated_category(e.reason) == "constant" for e in orders)
+    assert orders[0].details["other_reading"]["verdict"] == "reproduced"
+    # a side that is merely missing still leaves the other side's verdict
+    assert agree(cl.not_evaluated("fig3 was not regenerated"), down).verdict == "not_reproduced"
 
 def test_a_required_reading_that_cannot_judge_gives_no_verdict():
     """b_required: the second reading is the paper's own setting (a printed step the package departs from): where it
