@@ -7,7 +7,8 @@ A'(x) = exp(-x / sigma) / sigma. One round (alternating incremental-proximal ste
   server, from the received (possibly DP-perturbed) uploads w~_j only:
       xi_ij = alpha_K A'(||w~_i - w~_j||^2)   (j != i),      xi_ii = 1 - sum_{j != i} xi_ij
       message to client i: m_i = sum_{j != i} xi_ij w~_j and xi_ii
-  client i: cloud model u_i = m_i + xi_ii w_i (its own model enters un-noised: it never left the client),
+  client i: cloud model u_i = m_i + xi_ii w_i (its own model enters un-noised: it never left the client;
+      ``own="uploaded"``: u_i = sum_j xi_ij w~_j as the server computes it, the own noisy upload included),
       then w_i = argmin F_i(w) + lam/(2 alpha_K) ||w - u_i||^2, approximated by the local epochs of SGD
       started at u_i; uploads w_i. Personalised model: w_i.
 
@@ -36,6 +37,7 @@ from repro.engine.train import local_sgd
 
 SCALES = ("median", "absolute")
 STARTS = ("cloud", "own")  # local SGD from the cloud model u_i (FedAMP's paper) or from the own model w_i (PFLlib)
+OWN_MODELS = ("local", "uploaded")  # the own model's term xi_ii w in u_i: the client's clean w_i, or its noisy upload
 
 
 def squared_distances(uploads: torch.Tensor) -> torch.Tensor:
@@ -95,18 +97,22 @@ class FedAMP(FLAlgorithm):
     name = "fedamp"
 
     def __init__(self, setup: FLSetup, alpha_k: float = 0.1, sigma: float = 0.3, scale: str = "median", prox: float = 1e-3,
-                 start: str = "cloud"):
+                 start: str = "cloud", own: str = "local"):
         """``start``: where each round's local SGD starts: ``"cloud"`` (from u_i, the incremental-proximal step
         of FedAMP's paper) or ``"own"`` (from the client's own model w_i, u_i only the proximal anchor, as
-        PFLlib deploys it)."""
+        PFLlib deploys it). ``own``: the own-model term of u_i, ``"local"`` (the client's clean w_i) or
+        ``"uploaded"`` (its upload as the server received it, DP noise included: u_i = sum_j xi_ij w~_j computed at
+        the server from the uploads alone)."""
         if not alpha_k > 0 or not sigma > 0 or prox < 0:
             raise ValueError(f"FedAMP needs alpha_k > 0, sigma > 0, prox >= 0; got {alpha_k}, {sigma}, {prox}")
         if scale not in SCALES:
             raise ValueError(f"unknown attention scale {scale!r}; allowed: {', '.join(SCALES)}")
         if start not in STARTS:
             raise ValueError(f"unknown local start {start!r}; allowed: {', '.join(STARTS)}")
+        if own not in OWN_MODELS:
+            raise ValueError(f"unknown own-model term {own!r}; allowed: {', '.join(OWN_MODELS)}")
         self.setup, self.alpha_k, self.sigma, self.scale, self.prox = setup, float(alpha_k), float(sigma), scale, float(prox)
-        self.start = start
+        self.start, self.own = start, own
 
     def init(self, theta0: torch.Tensor) -> FedAMPState:
         n = self.setup.num_clients
@@ -116,8 +122,11 @@ class FedAMP(FLAlgorithm):
                                                               "xi_sum": torch.zeros(n, n, dtype=torch.float64)})
 
     def cloud_models(self, state: FedAMPState, S: torch.Tensor, t: int) -> torch.Tensor:
-        """u_i = sum_{j != i} xi_ij w~_j (the server's message, through ``download``) + xi_ii w_i (own, clean)."""
+        """u_i = sum_{j != i} xi_ij w~_j (the server's message, through ``download``) + xi_ii w_i (own, clean); with
+        ``own="uploaded"`` the whole sum_j xi_ij w~_j is the server's message."""
         xi = state.xi[S].to(state.received.dtype)
+        if self.own == "uploaded":
+            return self.setup.send_down(xi @ state.received, S, t)
         self_w = xi[torch.arange(len(S), device=xi.device), S].clone()
         others = xi.clone()
         others[torch.arange(len(S), device=xi.device), S] = 0.0

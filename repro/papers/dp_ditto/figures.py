@@ -271,7 +271,7 @@ def _fig34(fig: FigureSpec, results: dict, ctx: RenderContext, src: str = "", ta
         base = {"figure": tag, "seed": seed, "run_id": rid}
         if "algorithm" in q:
             method, series, Ts = METHOD_LABELS[q["algorithm"]], "personalized", [None]
-            if q.get("variant"):  # the baseline at its authors' value of a constant the paper does not state
+            if q.get("variant"):  # the baseline at another published value of a constant the paper does not state
                 method = variant_series(method, q["variant"])
         elif math.isinf(float(q["epsilon"])):  # local-training reference read at every T of the grid
             method, series, Ts = LOCAL, "0", list(p["fig34_T"][q["panel"]])
@@ -458,13 +458,13 @@ LITERAL_READING = " at Algorithm 1 as printed (one full-gradient step per round)
 
 def _baseline_constants(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     """The baselines of Figs. 3-4 run at a constant the paper does not state: the package's tuned value (solid) beside
-    their authors' value (``constant_variants``, dotted), per figure and reading of Algorithm 1's step; the CSV rows
+    other published values (``constant_variants``, dotted, dashed), per figure and reading of Algorithm 1's step; the CSV rows
     carry ``figure`` = baseline_constants:<fig3 | fig4 | literal_step:fig3 | ...> (claims.py judges the comparisons
     with these baselines at both constants)."""
     if not fig.runs:
         f, axes = subplots(1, 1)
         mark_unavailable(axes[0, 0], f"not run in this profile (constant_variants: {ctx.params.get('constant_variants') or {}}): "
-                                     "the baselines at their authors' constants run at paper scale")
+                                     "the baselines at other published constants run at paper scale")
         suptitle(f, fig.title, ctx.profile)
         return Rendered(tidy_frame([]), f)
     p = ctx.params
@@ -481,7 +481,8 @@ def _baseline_constants(fig: FigureSpec, results: dict, ctx: RenderContext) -> R
     rows = [(src, reading, d, i, panel) for src, reading, d in parts for i, panel in enumerate(panels)]
     f, axes = subplots(len(rows), 2, width=4.4, height=2.8)
     series = list(dict.fromkeys(data["series"])) if len(data) else []
-    styles = {s: (METHOD_STYLE[s.split(" [")[0]][0], "o" if " [" not in s else "x", "-" if " [" not in s else ":")
+    variant_lines = iter((":", "--", "-.") * len(series))  # the variants of one baseline in distinct line styles
+    styles = {s: (METHOD_STYLE[s.split(" [")[0]][0], "o" if " [" not in s else "x", "-" if " [" not in s else next(variant_lines))
               for s in series}
     for r, (src, reading, d, i, panel) in enumerate(rows):
         eps = p["fig3_epsilon"] if src == "fig3" else p["fig4_epsilon"]
@@ -495,7 +496,8 @@ def _baseline_constants(fig: FigureSpec, results: dict, ctx: RenderContext) -> R
             plot_series(ax, dd, series, styles, logy=metric == "fairness")
             if k == 1 and r == 0:
                 _legend_outside(ax)
-    suptitle(f, "Supplementary: the baselines of Figs. 3-4 at the package's constants (solid) and their authors' (dotted)",
+    suptitle(f, "Supplementary: the baselines of Figs. 3-4 at the package's constants (solid) and other published ones "
+                "(dotted, dashed)",
              ctx.profile, "D1: one epoch of minibatch SGD per round; printed step: Algorithm 1's one full-gradient step "
              "per round. A claim comparing DP-Ditto with such a baseline keeps its verdict only where both constants give it.")
     return Rendered(data=data, figure=f)

@@ -185,7 +185,8 @@ def make_algorithm(task: str, p: dict, model, train, streams, sigma):
     if algo == "fedamp":
         from repro.algorithms.fedamp import FedAMP
 
-        return FedAMP(setup, alpha_k=hp["alpha_k"], sigma=hp["sigma"], scale=hp["scale"], prox=hp["prox"])
+        return FedAMP(setup, alpha_k=hp["alpha_k"], sigma=hp["sigma"], scale=hp["scale"], prox=hp["prox"],
+                      own=hp.get("own", "local"))
     if algo == "fedala":
         from repro.algorithms.fedala import FedALA
 

@@ -83,6 +83,23 @@ def test_fedamp_cloud_model_uses_the_clients_own_clean_model():
     assert float(state.info["mean_self_weight"]) < 1.0
 
 
+
+def test_fedamp_own_uploaded_takes_the_servers_cloud_model_with_the_own_noisy_upload():
+    """own="uploaded" (the guide's reading): u_i = sum_j xi_ij w~_j from the uploads alone, so a client whose
+    attention keeps xi_ii = 1 restarts from its own noisy upload, not from its clean model."""
+    setup, model, streams = _setup(upload=lambda m, link: m + 50.0)
+    amp = FedAMP(setup, alpha_k=0.1, sigma=0.3, scale="median", own="uploaded")
+    state = amp.round(amp.init(model.init(streams.torch("init"))[0]), 0)
+    S = torch.arange(setup.num_clients)
+    xi = state.xi.to(state.received.dtype)
+    torch.testing.assert_close(amp.cloud_models(state, S, 1), xi @ state.received)
+    alone = FedAMP(setup, alpha_k=1e-12, sigma=1e-6, scale="absolute", own="uploaded")  # every peer weight 0
+    state = alone.round(alone.init(model.init(streams.torch("init"))[0]), 0)
+    torch.testing.assert_close(alone.cloud_models(state, S, 1), state.received)
+    assert float((state.received - state.personal).abs().min()) > 40.0  # the noisy upload, not the clean model
+    with pytest.raises(ValueError, match="own-model term"):
+        FedAMP(setup, own="server")
+
 def test_ditto_personal_step_is_eq34():
     setup, model, streams = _setup(n=2, per=4)
     lam = 0.4

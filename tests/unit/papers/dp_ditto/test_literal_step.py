@@ -92,10 +92,9 @@ def test_literal_rows_are_read_from_each_literal_figure(paper_params):
     def double(t, p):
         return {**t, "fig7": t["fig7"].assign(value=t["fig7"]["value"] * 2)}, p
     out, _ = _both_steps_cf(double, ("fig7",))(tables, paper_params)
-    assert "fig7_literal" not in out
-    lit7 = out[LITERAL_ID][out[LITERAL_ID]["figure"] == f"{LITERAL_ID}:fig7"]
-    assert sorted(lit7["value"]) == [2.0, 4.0]
-    assert len(out[LITERAL_ID][out[LITERAL_ID]["figure"] == f"{LITERAL_ID}:fig6"]) == 2
+    assert set(out["fig7_literal"]["figure"]) == {f"{LITERAL_ID}:fig7"}  # edited in place, in its own figure's table
+    assert sorted(out["fig7_literal"]["value"]) == [2.0, 4.0]
+    assert set(out[LITERAL_ID]["figure"]) == {f"{LITERAL_ID}:fig6"} and len(out[LITERAL_ID]) == 2
 
 
 def test_literal_local_work_per_round_of_each_method(monkeypatch):
@@ -244,3 +243,26 @@ def test_counterfactuals_move_the_paper_scale_verdicts_at_both_readings(cid, pap
     spec = CLAIMS[cid]
     assert spec.evaluate(*spec.refute(tables, paper_params)).verdict == "not_reproduced"
     assert spec.evaluate(*spec.support(tables, paper_params)).verdict == "reproduced"
+
+
+def test_the_printed_step_decides_where_d1_cannot_judge(paper_params):
+    """D1 (the package's reading) cannot judge a claim whose band is out of reach there; Algorithm 1 as printed (the
+    paper's own setting) can: its verdict is the claim's, D1's reason beside. Where the printed step was not run, the
+    claim keeps D1's reason."""
+    from repro.claims import direction, not_evaluated
+    from repro.papers.dp_ditto.claims import _at_both_steps
+
+    rows = lambda tag, v: pd.DataFrame([{"figure": tag, "panel": "a", "series": "s", "x": 1, "metric": "m", "value": v,
+                                         "seed": s, "run_id": "r"} for s in range(3)])
+
+    @_at_both_steps(("fig6",))
+    def claim(t, p):
+        if float(t["fig6"]["value"].iloc[0]) < 0:  # the D1 rows
+            return not_evaluated("at most 2 % reachable", category="unreachable")
+        return direction(pd.Series([0.3, 0.4, 0.5]), expect="positive")
+
+    both = {"fig6": rows("fig6", -1.0), LITERAL_ID: rows(f"{LITERAL_ID}:fig6", 1.0)}
+    ev = claim(both, paper_params)
+    assert ev.verdict == "reproduced" and "not evaluated" in ev.reason, ev.reason
+    alone = claim({"fig6": rows("fig6", -1.0)}, paper_params)
+    assert alone.verdict == "not_evaluated" and "not testable in this regime" in alone.reason

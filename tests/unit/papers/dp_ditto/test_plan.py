@@ -165,8 +165,9 @@ def test_the_printed_step_is_costed_apart_from_d1():
 
 @pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
 def test_constant_variants_run_in_batches_of_their_own_beside_the_tuned_baselines(profile):
-    """constant_variants: each baseline of Figs. 3-4 once more at its authors' constants, at both readings of the step,
-    in batches of their own (the tuned baselines' run ids do not change); the baseline_constants figure reads both."""
+    """constant_variants: each baseline of Figs. 3-4 once more at other published constants, at both readings of the
+    step, in batches of their own (the tuned baselines' run ids do not change); the baseline_constants figure reads
+    both. A variant with ``batch`` runs in batches of its own again: removing it leaves every other run id as it is."""
     params = load_params("dp_ditto", profile)
     figs = {f.fig_id: f for f in figures(params)}
     variants = params.get("constant_variants") or {}
@@ -174,7 +175,7 @@ def test_constant_variants_run_in_batches_of_their_own_beside_the_tuned_baseline
     if not variants:
         assert runs == []
         return
-    own = [r for r in runs if r.params["group"].endswith(":variants")]
+    own = [r for r in runs if ":variants" in r.params["group"]]
     tuned = {r.run_id for f in ("fig3", "fig4", "fig3_literal", "fig4_literal") for r in figs[f].runs}
     assert {r.run_id for r in runs} - {r.run_id for r in own} <= tuned  # the tuned baselines, as their figures run them
     assert not {r.run_id for r in own} & tuned
@@ -182,5 +183,15 @@ def test_constant_variants_run_in_batches_of_their_own_beside_the_tuned_baseline
     assert {bool(r.params.get("one_step_per_round")) for r in own} == {False, True}
     for r in own:
         for job in r.params["jobs"]:
-            over = variants[job["algorithm"]][job["variant"]]
+            over = dict(variants[job["algorithm"]][job["variant"]])
+            batch = over.pop("batch", None)
             assert job["hp"] == {**build_plan(params).hyper(job["algorithm"], r.params["panel"]), **over}
+            assert r.params["group"].endswith(f":variants:{batch}" if batch else ":variants")
+    separate = {(a, n) for a, vs in variants.items() for n, over in vs.items() if "batch" in over}
+    for algo, name in separate:
+        less = {**params, "constant_variants": {a: {n: o for n, o in vs.items() if (a, n) != (algo, name)}
+                                                for a, vs in variants.items()}}
+        before = {r.run_id for f in figures(less) for r in f.runs}
+        after = {r.run_id for f in figures(params) for r in f.runs}
+        assert before <= after and all(":variants:" in r.params["group"] for f in figures(params) for r in f.runs
+                                        if r.run_id in after - before)
