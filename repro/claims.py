@@ -327,7 +327,9 @@ def _joined_reasons(reasons: Mapping[str, str]) -> str:
 def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
     """All sub-results must hold: ``not_reproduced`` if any part is, ``reproduced`` if all evaluated
     parts are, else ``inconclusive``. Parts that are not evaluated are left out (and named); if no
-    part is evaluated the claim is ``not_evaluated``."""
+    part is evaluated the claim is ``not_evaluated``. A part whose verdict depends on an unstated constant or a
+    reading (category ``constant``) is not merely missing: the other parts alone cannot make the whole claim
+    reproduced, so that case is ``not_evaluated`` for that part's reason."""
     if not parts:
         raise MissingData("no part of the claim could be evaluated")
     done = {k: e for k, e in parts.items() if e.verdict != "not_evaluated"}
@@ -342,6 +344,10 @@ def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
         v = "reproduced"
     else:
         v = "inconclusive"
+    blocked = [k for k in skipped if not_evaluated_category(parts[k].reason) == "constant"]
+    if v == "reproduced" and blocked:
+        return not_evaluated("; ".join([_joined_reasons({k: parts[k].reason for k in blocked})] + [reason] * bool(reason)
+                                       + [f"reproduced: {', '.join(done)}"]), category="constant", parts=detail)
     failing = [k for k, e in done.items() if e.verdict == v] if v != "reproduced" else []
     why = [reason] if reason else []
     if failing:

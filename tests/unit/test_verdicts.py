@@ -86,6 +86,13 @@ def test_combine_says_a_shared_reason_phrase_once():
     assert cl.combine(parts).reason == "not testable in this regime: a: loss still falling; b: too few points"
     mixed = {**parts, "c": cl.not_evaluated("no run", category="not_run")}
     assert cl.combine(mixed).reason.count("not testable in this regime") == 2
+    rest = {"a": cl.direction(pd.Series([0.3, 0.4, 0.5]), expect="positive"), "b": cl.not_evaluated("no run")}
+    assert cl.combine(rest).verdict == "reproduced"  # a part merely missing is left out
+    hung = {**rest, "c": cl.not_evaluated("eta 1 vs 10", category="constant")}
+    ev = cl.combine(hung)  # a part that depends on a constant is not: the claim as a whole is not reproduced by the rest
+    assert ev.verdict == "not_evaluated" and ev.reason.startswith("depends on an unstated constant: c: eta 1 vs 10")
+    down = cl.direction(pd.Series([-0.3, -0.4, -0.5]), expect="positive")
+    assert cl.combine({**hung, "d": down}).verdict == "not_reproduced"  # a failing part fails the claim regardless
     named = {"dnn": cl.not_evaluated("dnn: 1 T0 value", category="not_run"),
              "mlr": cl.not_evaluated("2 T0 values", category="not_run")}
     assert cl.combine(named).reason == "not run at this scale: dnn: 1 T0 value; mlr: 2 T0 values"

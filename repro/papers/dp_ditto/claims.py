@@ -414,6 +414,8 @@ PACKAGE_CONSTANTS = {
               "PFLlib's argparse defaults, alphaK 1 and sigma 1, and the guide's reading, PFLlib's examples alphaK 1e3 "
               "and sigma 0.1 on the fixed scale with the client's own noisy upload in its cloud model)",
     "fedala": "DP-FedALA's eta_W is the package's tuned 10, in place of its authors' default 1.0",
+    "pfedme": "DP-pFedMe's personal learning rate is the package's tuned 0.01 (DNN), in place of its authors' and the "
+              "guide's 0.09, which diverged on the tuning split",
 }
 #: params key listing the baselines whose unstated constants were scanned (set by the counterfactuals)
 SCANNED = "scanned_baseline_constants"
