@@ -499,7 +499,7 @@ def _baseline_constants(fig: FigureSpec, results: dict, ctx: RenderContext) -> R
     suptitle(f, "Supplementary: the baselines of Figs. 3-4 at the package's constants (solid) and other published ones "
                 "(dotted, dashed)",
              ctx.profile, "D1: one epoch of minibatch SGD per round; printed step: Algorithm 1's one full-gradient step "
-             "per round. A claim comparing DP-Ditto with such a baseline keeps its verdict only where both constants give it.")
+             "per round. A claim comparing DP-Ditto with such a baseline keeps its verdict only where every constant gives it.")
     return Rendered(data=data, figure=f)
 
 
