@@ -402,6 +402,8 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
         shown = f"effect and interval: {name}" if a.verdict != b.verdict else ""
         return chosen.but(details=d, reason="; ".join(x for x in (chosen.reason, pair, shown) if x))
 
+    if a.verdict == b.verdict == "not_evaluated" and conflicts and conflicts[0] is b:
+        return keep(b, a, names[1])  # both not evaluated: the conflict is the reason that carries on
     if a.verdict == b.verdict or b.verdict == "not_evaluated":
         return keep(a, b, names[0])
     if a.verdict == "not_evaluated":

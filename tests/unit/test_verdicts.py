@@ -218,8 +218,10 @@ def test_a_conflict_is_not_read_as_missing_data_by_a_later_reading():
         return cl.agree_across_readings(a, b, pair="A vs B", constant="the constant", details=dict(a.details),
                                         names=("A", "B"))
 
-    orders = [agree(agree(up, down), up), agree(agree(up, up), down), agree(up, agree(down, up))]
-    assert [e.verdict for e in orders] == ["not_evaluated"] * 3
+    unreachable = cl.not_evaluated("at most 2 % reachable", category="unreachable")
+    orders = [agree(agree(up, down), up), agree(agree(up, up), down), agree(up, agree(down, up)),
+              agree(agree(unreachable, agree(up, down)), up)]  # an earlier side that cannot judge does not hide it
+    assert [e.verdict for e in orders] == ["not_evaluated"] * 4
     assert all(cl.not_evaluated_category(e.reason) == "constant" for e in orders)
     assert orders[0].details["other_reading"]["verdict"] == "reproduced"
     # a side that is merely missing still leaves the other side's verdict

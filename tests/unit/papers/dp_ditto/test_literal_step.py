@@ -245,10 +245,10 @@ def test_counterfactuals_move_the_paper_scale_verdicts_at_both_readings(cid, pap
     assert spec.evaluate(*spec.support(tables, paper_params)).verdict == "reproduced"
 
 
-def test_the_printed_step_decides_where_d1_cannot_judge(paper_params):
-    """D1 (the package's reading) cannot judge a claim whose band is out of reach there; Algorithm 1 as printed (the
-    paper's own setting) can: its verdict is the claim's, D1's reason beside. Where the printed step was not run, the
-    claim keeps D1's reason."""
+def test_the_printed_step_alone_does_not_decide_where_d1_cannot_judge(paper_params):
+    """D1 (the package's reading) cannot judge a claim whose band is out of reach there; Algorithm 1 as printed can,
+    but it prints DP-Ditto's step only (the baselines' step is the package's choice), so the claim stays not
+    evaluated for D1's reason, the printed step's verdict named in the reason and kept in the details."""
     from repro.claims import direction, not_evaluated
     from repro.papers.dp_ditto.claims import _at_both_steps
 
@@ -259,10 +259,11 @@ def test_the_printed_step_decides_where_d1_cannot_judge(paper_params):
     def claim(t, p):
         if float(t["fig6"]["value"].iloc[0]) < 0:  # the D1 rows
             return not_evaluated("at most 2 % reachable", category="unreachable")
-        return direction(pd.Series([0.3, 0.4, 0.5]), expect="positive")
+        return direction(pd.Series([-0.3, -0.4, -0.5]), expect="positive")
 
     both = {"fig6": rows("fig6", -1.0), LITERAL_ID: rows(f"{LITERAL_ID}:fig6", 1.0)}
     ev = claim(both, paper_params)
-    assert ev.verdict == "reproduced" and "not evaluated" in ev.reason, ev.reason
+    assert ev.verdict == "not_evaluated" and "not testable in this regime" in ev.reason, ev.reason
+    assert "as printed alone (not decisive" in ev.reason and ev.details["literal_reading"]["verdict"] == "not_reproduced"
     alone = claim({"fig6": rows("fig6", -1.0)}, paper_params)
-    assert alone.verdict == "not_evaluated" and "not testable in this regime" in alone.reason
+    assert alone.verdict == "not_evaluated" and "literal_reading" not in alone.details
