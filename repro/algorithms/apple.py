@@ -112,18 +112,35 @@ class Apple(FLAlgorithm):
         D[torch.arange(K, device=D.device), S] = cores[S]
         return D
 
+    #: the identity-download steps through :meth:`_shared_steps` (False: the generic loop below, the reference)
+    fast = True
+
     def round(self, state: AppleState, t: int, clients=None) -> AppleState:
         s = self.setup
         S = s.clients_or_all(clients)
-        K = len(S)
-        own_idx = (torch.arange(K, device=s.device), S)
         # identity download: every receiver sees the same received cores -> no [K, N, P] stack
         shared = s.download is _identity_link
-        if shared:
-            R, own = state.received, state.cores[S].clone()
+        if shared and self.fast:
+            own, p = self._shared_steps(state, S, t)
+        elif shared:
+            own, p = self._generic_steps(state, S, t, R=state.received, own=state.cores[S].clone())
         else:
             D = self.downloads(state.received, state.cores, S, t)
-            own = D[own_idx]
+            own, p = self._generic_steps(state, S, t, D=D, own=D[torch.arange(len(S), device=s.device), S])
+        cores = state.cores.clone()
+        cores[S] = own
+        received = state.received.clone()
+        received[S] = s.send_up(own, S, t)
+        pall = state.p.clone()
+        pall[S] = p
+        return AppleState(cores, received, pall, state.info)
+
+    def _generic_steps(self, state, S, t, own, R=None, D=None):
+        """One round of local steps ([25] Alg. 1) on the received cores ``R`` (shared view) or the downloads ``D``
+        [K, N, P]; ``own``: the clients' own cores [K, P]."""
+        s = self.setup
+        shared = R is not None
+        own_idx = (torch.arange(len(S), device=s.device), S)
         p = state.p[S].clone()
         p0 = torch.full_like(p, 1.0 / s.num_clients)
         lam = self.lam_schedule(t)
@@ -146,13 +163,53 @@ class Apple(FLAlgorithm):
             if not shared:
                 D[own_idx] = own
             p = torch.where(a, new_p, p)
-        cores = state.cores.clone()
-        cores[S] = own
-        received = state.received.clone()
-        received[S] = s.send_up(own, S, t)
-        pall = state.p.clone()
-        pall[S] = p
-        return AppleState(cores, received, pall, state.info)
+        return own, p
+
+    def _shared_steps(self, state, S, t):
+        """The generic steps for the shared view (every receiver holds the same received cores R but its own clean
+        core), with the same numbers up to float rounding and no [K, P] temporaries beyond the gradient
+        (tests/unit/algorithms/test_pfl_steps.py): R^T is laid out once per round for the products
+        g_nj = <grad_n, R_j> ([25] Alg. 1's p-gradient), and the own-row correction w_n = p_n R + p_nn (c_n - R_n) keeps
+        its difference c_n - R_n up to date in place."""
+        s = self.setup
+        ar = torch.arange(len(S), device=s.device)
+        R = state.received
+        RT = R.T.contiguous()  # [P, N]: the products read it column-wise
+        own = state.cores[S].clone()
+        delta = own - R[S]  # c_n - R_n, the only row receiver n sees differently
+        p = state.p[S].clone()
+        p0 = torch.full_like(p, 1.0 / s.num_clients)
+        lam = self.lam_schedule(t)
+        plan = s.plan(t)
+        for step in range(plan.num_steps):
+            act = plan.active[step, S]
+            if not bool(act.any()):
+                continue
+            x, y = s.train.gather(S, plan.positions[step, S])
+            pnn = p[ar, S].unsqueeze(1)
+            w = p @ R
+            w.addcmul_(delta, pnn)  # w_n = sum_j p_nj c_j with the own core clean
+            g, _ = batch_grad(s.model, w, x, y, plan.mask[step, S])
+            if self.p_grad == "inner":
+                gp = g @ RT
+                gp[ar, S] = torch.linalg.vecdot(g, own)
+            else:  # TsingZ0/PFLlib: the mean over tensors of each tensor's element-mean
+                gp = torch.zeros_like(p)
+                for spec in s.model.params:
+                    sl = slice(spec.offset, spec.offset + spec.numel)
+                    blk = g[:, sl] @ RT[sl]
+                    blk[ar, S] = torch.linalg.vecdot(g[:, sl], own[:, sl])
+                    gp.add_(blk, alpha=1.0 / spec.numel)
+                gp.div_(len(s.model.params))
+            a = act.unsqueeze(1)
+            new_p = p - self.lr_p * (gp + lam * self.mu * (p - p0))
+            if not bool(act.all()):
+                g.masked_fill_(~a, 0.0)
+            g.mul_(self.core_lr * pnn)  # c_n <- c_n - eta_c p_nn grad_w L, in place
+            own.sub_(g)
+            delta.sub_(g)
+            p = torch.where(a, new_p, p)
+        return own, p
 
     def personalized(self, state: AppleState) -> torch.Tensor:
         """sum_j p_nj c_j with each client's own view (own core clean, others as last received)."""

@@ -4,7 +4,8 @@
   the proximal pull as one fused ``lerp_`` vs the out-of-place ``p - lr mu (p - ref)``;
 * a CNN Ditto step (20 clients, the papers' CNN on 28x28 inputs): same two pulls;
 * pFedMe's inner solve (K = 5 steps on 20 clients, DNN): the engine's fused in-place step vs the generic autograd
-  loop on the flat stack.
+  loop on the flat stack;
+* an APPLE round (20 clients, DNN, both p-gradients): the in-place shared-view steps vs the generic loop.
 
 ``benchmark.extra_info``: ``reference_s``, ``fast_s`` (minimum over repeats) and ``speedup``. Each case also checks
 that both paths give the same numbers (float tolerance).
@@ -16,6 +17,7 @@ import pytest
 import torch
 
 from repro.algorithms import FLSetup
+from repro.algorithms.apple import Apple
 from repro.algorithms.pfedme import PFedMe
 from repro.engine import ClientData, RngStreams
 from repro.engine import train as T
@@ -87,6 +89,23 @@ def test_pfedme_inner_solve_fused_vs_generic(benchmark):
     torch.testing.assert_close(fast.personal, ref.personal, rtol=1e-4, atol=1e-6)
     _record(benchmark, lambda: algo.round(state, 0), ref_s, fast_s, shape="pFedMe K=5, DNN, 20 clients x 40 samples, batch 10",
             unit="s per round (4 minibatches)")
+
+
+@pytest.mark.parametrize("p_grad", ["inner", "tensor_mean"])
+def test_apple_round_shared_steps_vs_generic(benchmark, p_grad):
+    model = build_model("dnn")
+    streams = RngStreams(0)
+    s = FLSetup(model, _data(20, 40), streams, lr=0.005, batch_size=10)
+    algo = Apple(s, p_grad=p_grad, total_rounds=5)
+    state = algo.init(model.init(streams.torch("init"))[0])
+    fast_s, fast = _best(lambda: algo.round(state, 0))
+    algo.fast = False
+    ref_s, ref = _best(lambda: algo.round(state, 0))
+    algo.fast = True
+    torch.testing.assert_close(fast.cores, ref.cores, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(fast.p, ref.p, rtol=1e-5, atol=1e-6)
+    _record(benchmark, lambda: algo.round(state, 0), ref_s, fast_s,
+            shape=f"APPLE ({p_grad} p-gradient), DNN, 20 clients x 40 samples, batch 10", unit="s per round (4 minibatches)")
 
 
 @pytest.mark.parametrize("mu", [0.0, 0.01])

@@ -190,3 +190,34 @@ def test_apple_shared_view_equals_materialised_downloads(kind):
     torch.testing.assert_close(shared_mix(p, R, cores[S], S), mix(p, D))
     full = inner_products(g, D) if kind == "inner" else tensor_mean_products(model, g, D)
     torch.testing.assert_close(shared_products(g, R, cores[S], S, model, kind), full)
+
+
+@pytest.mark.parametrize("kind", ["inner", "tensor_mean"])
+@pytest.mark.parametrize("clients", [None, [3, 0, 4]])
+def test_apple_fast_shared_steps_equal_the_generic_loop(kind, clients):
+    """The in-place shared-view round (R^T once per round, c_n - R_n kept in place) gives the generic loop's cores
+    and p, with clients of unequal sizes (rows inactive in the last steps) and with part of the clients."""
+    from repro.algorithms import FLSetup
+    from repro.engine import ClientData
+    from repro.models import build_model
+
+    torch.set_default_dtype(torch.float32)  # the engine's dtype (the data are float32); the fixture restores it
+    g = torch.Generator().manual_seed(0)
+    sizes = [30, 17, 25, 9, 30]
+    data = ClientData.from_client_arrays([torch.randn(n, 28, 28, generator=g) for n in sizes],
+                                         [torch.randint(0, 10, (n,), generator=g) for n in sizes])
+    model = build_model("dnn")
+    setup = FLSetup(model, data, RngStreams(0), lr=0.05, batch_size=10)
+    algo = Apple(setup, lr_p=0.01, mu=0.1, L=1.0, total_rounds=3, p_grad=kind)
+    state = algo.init(model.init(torch.Generator().manual_seed(1))[0])
+    state.received = state.received + 0.01 * torch.randn(state.received.shape, generator=g)  # noisy uploads
+    out = {}
+    for fast in (True, False):
+        algo.fast = fast
+        st = state
+        for t in range(2):
+            st = algo.round(st, t, clients=None if clients is None else torch.tensor(clients))
+        out[fast] = st
+    torch.testing.assert_close(out[True].cores, out[False].cores, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(out[True].p, out[False].p, rtol=1e-5, atol=1e-6)
+    assert not torch.equal(out[True].p, state.p)  # p moved
