@@ -6,6 +6,8 @@ file-only Agg backend itself; in a notebook the user's backend stays).
 
 from __future__ import annotations
 
+import re
+
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -316,13 +318,20 @@ def mark_coinciding(fig, tol_pt: float = COINCIDE_PT) -> list[list[str]]:
             continue  # another panel's legend already names each of these series as on the same curve
         if legend is not None:  # a small legend of its own, placed where it hides the least; the axes' legend stays
             ax.add_artist(legend)
-        small = ax.legend([h for h, _, _ in unnamed], [t for _, t, _ in unnamed], fontsize=6, title="same curve",
+        narrow = [_abridged(t) for _, t, _ in unnamed]
+        small = ax.legend([h for h, _, _ in unnamed], narrow, fontsize=6, title="same curve",
                           title_fontsize=6, framealpha=0.85, handlelength=3.0)
         for handle, (_, _, upper) in zip(small.legend_handles, unnamed):
             if upper:
                 _handle_dashes(handle)
         _place_clear(ax, small, [legend] if legend is not None else [])
     return groups_all
+
+
+def _abridged(label: str, longest: int = 32) -> str:
+    """A long label for a small legend: each bracketed qualifier cut to its first word ("DP-FedAMP [guide: alphaK
+    1e3, ...]" -> "DP-FedAMP [guide:…]"); the figure's own legend keeps the full label."""
+    return re.sub(r"\[(\S*)[^\]]*\]", lambda m: f"[{m.group(1).rstrip(',')}…]", label) if len(label) > longest else label
 
 
 def note_clear(ax, text: str, fontsize: float = 6.5, color: str = "#444444"):

@@ -162,3 +162,17 @@ def test_verdict_stamp_doctest():
     for t in doctest.DocTestFinder().find(report.verdict_stamp, "verdict_stamp", globs={"verdict_stamp": report.verdict_stamp}):
         runner.run(t)
     assert runner.tries > 0 and runner.failures == 0
+
+
+def test_a_long_label_in_a_same_curve_legend_is_abridged():
+    """A variant's long label ("Name [constant ...] (≈ Other)") is cut to the first word of its bracket in the small
+    legend, so the legend stays narrow inside its panel; a short label is kept whole."""
+    fig, axes = _fig(1)
+    ax = axes[0, 0]
+    long = "DP-FedAMP [guide: alphaK 1e3, sigma 0.1, own upload]"
+    for name in ("DP-FedAMP", long):
+        ax.plot(X, 0.3 * X, marker="o", label=name)
+    assert plotting.mark_coinciding(fig) == [["DP-FedAMP", long]]
+    texts = [t.get_text() for t in ax.get_legend().texts]
+    assert texts == ["DP-FedAMP", "DP-FedAMP [guide:…] (≈ DP-FedAMP)"]
+    plotting.close(fig)

@@ -251,6 +251,8 @@ def build_plan(params: dict) -> Plan:
                     for algo in params["baselines"]:
                         plan.request_baseline(fig, algo, panel, eps, clip, T, seed)
                     plan.request_variants(fig, panel, eps, clip, T, seed)
+                    if params.get("constant_variants"):  # DP-Ditto beside them (its job as Fig. 3/4 runs it)
+                        plan.request_ditto(constants_need(fig), panel, eps, clip, T, seed, [lam])
     # Fig. 5: finite eps one job per T; eps = inf one per-round job to the panel's reference horizon
     for panel in params["fig5_panels"]:
         for eps in params["fig5_epsilons"]:
@@ -293,6 +295,9 @@ def build_plan(params: dict) -> Plan:
                     for algo in params["baselines"]:
                         plan.request_baseline(literal_need(fig), algo, panel, eps, clip, T, seed, literal=True)
                     plan.request_variants(literal_need(fig), panel, eps, clip, T, seed, literal=True)
+                    if params.get("constant_variants"):
+                        plan.request_ditto(constants_need(literal_need(fig)), panel, eps, clip, T, seed, [lam],
+                                           group=f"{LITERAL_ID}:fig3-5")
     if "fig5" in literal:
         for panel in params["fig5_panels"]:
             for eps in params["fig5_epsilons"]:

@@ -458,7 +458,8 @@ LITERAL_READING = " at Algorithm 1 as printed (one full-gradient step per round)
 
 def _baseline_constants(fig: FigureSpec, results: dict, ctx: RenderContext) -> Rendered:
     """The baselines of Figs. 3-4 run at a constant the paper does not state: the package's tuned value (solid) beside
-    other published values (``constant_variants``, dotted, dashed), per figure and reading of Algorithm 1's step; the CSV rows
+    other published values (``constant_variants``, dotted, dashed), and DP-Ditto's curve of Figs. 3-4 for reference, per
+    figure and reading of Algorithm 1's step; the CSV rows
     carry ``figure`` = baseline_constants:<fig3 | fig4 | literal_step:fig3 | ...> (claims.py judges the comparisons
     with these baselines at both constants)."""
     if not fig.runs:
@@ -497,7 +498,7 @@ def _baseline_constants(fig: FigureSpec, results: dict, ctx: RenderContext) -> R
             if k == 1 and r == 0:
                 _legend_outside(ax)
     suptitle(f, "Supplementary: the baselines of Figs. 3-4 at the package's constants (solid) and other published ones "
-                "(dotted, dashed)",
+                "(dotted, dashed, dash-dot), DP-Ditto at lambda* as in Figs. 3-4",
              ctx.profile, "D1: one epoch of minibatch SGD per round; printed step: Algorithm 1's one full-gradient step "
              "per round. A claim comparing DP-Ditto with such a baseline keeps its verdict only where every constant gives it.")
     return Rendered(data=data, figure=f)
