@@ -371,7 +371,7 @@ def judge_or_missing(fn: Callable, tables: Mapping, params: Mapping) -> Evidence
 
 def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str, details: dict,
                           names: tuple[str, str] = ("the package's reading", "the other reading"),
-                          b_required: bool = False) -> Evidence:
+                          b_required: bool = False, continuous: bool = False) -> Evidence:
     """One claim judged under two readings of something the paper leaves open or the package departs from (a
     constant it never prints, an ambiguous formula, a printed step the package replaces): a verdict only where both
     readings give it (judging rule 4). ``a`` is the package's reading, ``b`` the other; ``pair`` names both results for
@@ -383,7 +383,10 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
     One side inconclusive: inconclusive. The returned evidence's effect, interval and replicates are
     those of the side whose verdict it keeps (the reason says which); the other side is summarised in the details.
     ``b_required``: ``b`` is the paper's own setting and ``a`` a departure from it (e.g. a printed step the package
-    replaces), so where ``b`` cannot be judged the claim is not evaluated for ``b``'s reason, ``a`` in the details."""
+    replaces), so where ``b`` cannot be judged the claim is not evaluated for ``b``'s reason, ``a`` in the details.
+    ``continuous``: the readings are two values of a continuous constant, so two "not reproduced" on opposite sides of
+    the printed value (one effect above it, one below) do not agree: a value between them may give the paper's number,
+    and the claim is not evaluated (category ``constant``)."""
     extra = {k: v for k, v in details.items() if k not in a.details or a.details[k] is not v}
     if b_required and b.verdict == "not_evaluated" and a.verdict != "not_evaluated":
         cat = not_evaluated_category(b.reason)
@@ -404,6 +407,9 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
 
     if a.verdict == b.verdict == "not_evaluated" and conflicts and conflicts[0] is b:
         return keep(b, a, names[1])  # both not evaluated: the conflict is the reason that carries on
+    if continuous and a.verdict == b.verdict == "not_reproduced" and _opposite_sides(a, b):
+        return not_evaluated(f"{constant}: {pair}, on opposite sides of the printed {a.paper_value} (a value between "
+                             f"them may give it)", category="constant", **details)
     if a.verdict == b.verdict or b.verdict == "not_evaluated":
         return keep(a, b, names[0])
     if a.verdict == "not_evaluated":
@@ -411,6 +417,15 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
     if "inconclusive" in (a.verdict, b.verdict):
         return keep(a, b, names[0]) if a.verdict == "inconclusive" else keep(b, a, names[1])
     return not_evaluated(f"{constant}: {pair}", category="constant", **details)
+
+
+def _opposite_sides(a: Evidence, b: Evidence) -> bool:
+    """Both effects measured against the same printed value, one above it and one below."""
+    try:
+        pa, pb, ea, eb = (float(v) for v in (a.paper_value, b.paper_value, a.effect, b.effect))
+    except (TypeError, ValueError):
+        return False
+    return pa == pb and (ea - pa) * (eb - pb) < 0
 
 
 def _worst_part(done: Mapping[str, Evidence], verdict: str) -> Evidence:

@@ -242,3 +242,19 @@ def test_a_required_reading_that_cannot_judge_gives_no_verdict():
     assert ev.verdict == "not_evaluated" and cl.not_evaluated_category(ev.reason) == "unreachable"
     # the paper's own setting judged, the departure not: the paper's setting decides
     assert cl.agree_across_readings(cl.not_evaluated("x"), up, b_required=True, **kw).verdict == "reproduced"
+
+
+def test_not_reproduced_on_opposite_sides_of_a_continuous_constant_do_not_agree():
+    """Two values of an unstated constant, one giving an effect above the printed value's band and one below it:
+    a value between them may give the printed number, so the claim is not evaluated (constant); on the same side the
+    "not reproduced" is kept; without ``continuous`` (discrete readings) both sides keep it too."""
+    above = cl.number([80.0, 81.0, 82.0], 32.71, rtol=0.1)
+    below = cl.number([-10.0, -11.0, -9.0], 32.71, rtol=0.1)
+    far_above = cl.number([60.0, 61.0, 62.0], 32.71, rtol=0.1)
+    assert above.verdict == below.verdict == far_above.verdict == "not_reproduced"
+    kw = dict(pair="p", constant="the constant", details={})
+    ev = cl.agree_across_readings(above, below, continuous=True, **kw)
+    assert ev.verdict == "not_evaluated" and "opposite sides" in ev.reason
+    assert cl.not_evaluated_category(ev.reason) == "constant"
+    assert cl.agree_across_readings(above, far_above, continuous=True, **kw).verdict == "not_reproduced"
+    assert cl.agree_across_readings(above, below, **kw).verdict == "not_reproduced"

@@ -528,7 +528,7 @@ def _over_constants(measure, tables, params, baselines) -> Evidence:
         out = agree_across_readings(out, alt, pair=pair, constant=f"{why}: the verdict changes with it",
                                     details={**out.details, "constant_variants": dict(seen),
                                              "measured_with_package_constants": evidence_summary(ev)},
-                                    names=("the package's constants", name))
+                                    names=("the package's constants", name), continuous=True)
     return out
 
 
