@@ -9,7 +9,8 @@ and, per minibatch ([25] Alg. 1):
           ([25]: p_n is learned by back-propagation through w_n = sum_j p_nj c_j, so the exact
           derivative is the full inner product; ``p_grad="tensor_mean"`` gives TsingZ0/PFLlib's
           rescaled variant, the mean over parameter tensors of the element-mean of grad * c_j,
-          which is ~1/P_tensor smaller and leaves p at 1/N for any usable eta_p)
+          which is ~1/P_tensor smaller: p barely moves from 1/N at one step per round, and slowly
+          over an epoch of minibatch steps)
   lam(r) = (cos(r pi / L_r) + 1)/2 for round r < L_r = L*T, else 0.
 Uploads c_n; personalised model evaluated: sum_j p_nj c_j.
 """

@@ -141,3 +141,21 @@ def test_fedamp_is_called_local_training_only_when_its_self_weight_is_near_one(w
     note = _fedamp_note({"fig3": pd.DataFrame(rows)})
     assert note.startswith(f"DP-FedAMP's self-weight xi_ii {min(weights):.3g}-{max(weights):.3g}")
     assert ("local training" in note) is near_local, note
+
+
+@pytest.mark.claims
+def test_only_variants_of_continuous_constants_read_opposite_sides_as_a_conflict():
+    """Two "not reproduced" on opposite sides of the printed value disagree only where the variant differs from the
+    package's baseline in numbers of one continuous constant (FedALA's eta_W, pFedMe's lr): a formula or a scale rule
+    (APPLE's p-gradient, FedAMP's attention scale and own-model term) has no value between."""
+    from repro.experiment import load_params
+    from repro.papers.dp_ditto.claims import _continuous, _variant_labels
+
+    p = load_params("dp_ditto", "paper")
+    expect = {"fedala": True, "pfedme": True, "apple": False, "fedamp": False}
+    for b, cont in expect.items():
+        labels = _variant_labels(p, b)
+        assert labels, b
+        assert all(_continuous(p, [(b, lab)]) is cont for lab in labels), b
+    assert not _continuous(p, [("fedala", _variant_labels(p, "fedala")[0]), ("apple", _variant_labels(p, "apple")[0])])
+    assert not _continuous(p, [("fedala", "DP-FedALA [not declared]")])

@@ -422,8 +422,8 @@ PACKAGE_CONSTANTS = {
               "and sigma 0.1 on the fixed scale with the client's own noisy upload in its cloud model)",
     "fedala": "DP-FedALA's eta_W is the package's tuned 10, in place of its authors' default 1.0",
     "apple": "DP-APPLE's p-gradient and lr_p are the package's (the exact <grad_w L, c_j> with lr_p 0.001, in place of "
-             "the guide's PFLlib element-mean with lr_p 0.01), and its proximal term on p is off (mu 0, the guide's; its "
-             "authors' code has mu 0.1 over the first tenth of the rounds)",
+             "the guide's PFLlib element-mean with lr_p 0.01; scanned: the guide's reading; not scanned: its authors' "
+             "momentum 0.9 and regulariser on p)",
     "pfedme": "DP-pFedMe's personal learning rate is the package's tuned 0.01 (DNN), in place of its authors' and the "
               "guide's 0.09, which diverged on the tuning split",
 }
@@ -453,6 +453,25 @@ def _package_constant(baselines, ev: Evidence, not_run: list[str] | None = None)
 def _variant_labels(params, b) -> list[str]:
     """The figures' series of baseline ``b`` run at its ``constant_variants`` (params)."""
     return [variant_series(BASE[b], name) for name in ((params.get("constant_variants") or {}).get(b) or {})]
+
+
+#: hyper-parameters that are values of one continuous constant: two variants differing only in these span the values
+#: between them (a formula, a scale rule or a model term, e.g. APPLE's p_grad or FedAMP's scale, has no value between)
+CONTINUOUS_HP = frozenset({"lr_p", "mu", "L", "personal_lr", "eta_w", "sigma", "alpha_k", "prox"})
+
+
+def _continuous(params, swaps) -> bool:
+    """Whether every variant of ``swaps`` [(baseline, series label)] departs from the package's baseline only in
+    numbers of CONTINUOUS_HP (agree_across_readings' ``continuous``)."""
+    variants = params.get("constant_variants") or {}
+    for b, label in swaps:
+        over = next((o for name, o in (variants.get(b) or {}).items() if variant_series(BASE[b], name) == label), None)
+        if over is None:
+            return False
+        if any(k != "batch" and (k not in CONTINUOUS_HP or isinstance(v, bool) or not isinstance(v, (int, float)))
+               for k, v in over.items()):
+            return False
+    return True
 
 
 def _with_variants(tables, params) -> dict:
@@ -528,7 +547,7 @@ def _over_constants(measure, tables, params, baselines) -> Evidence:
         out = agree_across_readings(out, alt, pair=pair, constant=f"{why}: the verdict changes with it",
                                     details={**out.details, "constant_variants": dict(seen),
                                              "measured_with_package_constants": evidence_summary(ev)},
-                                    names=("the package's constants", name), continuous=True)
+                                    names=("the package's constants", name), continuous=_continuous(params, swaps))
     return out
 
 
