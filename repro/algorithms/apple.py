@@ -136,6 +136,22 @@ class Apple(FLAlgorithm):
         pall[S] = p
         return AppleState(cores, received, pall, state.info)
 
+    def _minibatches(self, S, t):
+        """(active rows, x, y, mask) of each step of round ``t`` in which some client of ``S`` is active."""
+        s = self.setup
+        plan = s.plan(t)
+        for step in range(plan.num_steps):
+            act = plan.active[step, S]
+            if bool(act.any()):
+                x, y = s.train.gather(S, plan.positions[step, S])
+                yield act, x, y, plan.mask[step, S]
+
+    def _p_step(self, t, like):
+        """p_nj <- p_nj - eta_p (g_nj + lam(r) mu (p_nj - p0_j)) for round ``t`` (p0 = 1/N, shaped as ``like``)."""
+        p0 = torch.full_like(like, 1.0 / self.setup.num_clients)
+        lam = self.lam_schedule(t)
+        return lambda p, gp: p - self.lr_p * (gp + lam * self.mu * (p - p0))
+
     def _generic_steps(self, state, S, t, own, R=None, D=None):
         """One round of local steps ([25] Alg. 1) on the received cores ``R`` (shared view) or the downloads ``D``
         [K, N, P]; ``own``: the clients' own cores [K, P]."""
@@ -143,23 +159,17 @@ class Apple(FLAlgorithm):
         shared = R is not None
         own_idx = (torch.arange(len(S), device=s.device), S)
         p = state.p[S].clone()
-        p0 = torch.full_like(p, 1.0 / s.num_clients)
-        lam = self.lam_schedule(t)
-        plan = s.plan(t)
-        for step in range(plan.num_steps):
-            act = plan.active[step, S]
-            if not bool(act.any()):
-                continue
-            x, y = s.train.gather(S, plan.positions[step, S])
+        p_step = self._p_step(t, p)
+        for act, x, y, mask in self._minibatches(S, t):
             w = shared_mix(p, R, own, S) if shared else mix(p, D)
-            g, _ = batch_grad(s.model, w, x, y, plan.mask[step, S])
+            g, _ = batch_grad(s.model, w, x, y, mask)
             a = act.unsqueeze(1)
             new_core = own - self.core_lr * p[own_idx].unsqueeze(1) * g
             if shared:
                 gp = shared_products(g, R, own, S, s.model, self.p_grad)
             else:
                 gp = inner_products(g, D) if self.p_grad == "inner" else tensor_mean_products(s.model, g, D)
-            new_p = p - self.lr_p * (gp + lam * self.mu * (p - p0))
+            new_p = p_step(p, gp)
             own = torch.where(a, new_core, own)
             if not shared:
                 D[own_idx] = own
@@ -179,18 +189,12 @@ class Apple(FLAlgorithm):
         own = state.cores[S].clone()
         delta = own - R[S]  # c_n - R_n, the only row receiver n sees differently
         p = state.p[S].clone()
-        p0 = torch.full_like(p, 1.0 / s.num_clients)
-        lam = self.lam_schedule(t)
-        plan = s.plan(t)
-        for step in range(plan.num_steps):
-            act = plan.active[step, S]
-            if not bool(act.any()):
-                continue
-            x, y = s.train.gather(S, plan.positions[step, S])
+        p_step = self._p_step(t, p)
+        for act, x, y, mask in self._minibatches(S, t):
             pnn = p[ar, S].unsqueeze(1)
             w = p @ R
             w.addcmul_(delta, pnn)  # w_n = sum_j p_nj c_j with the own core clean
-            g, _ = batch_grad(s.model, w, x, y, plan.mask[step, S])
+            g, _ = batch_grad(s.model, w, x, y, mask)
             if self.p_grad == "inner":
                 gp = g @ RT
                 gp[ar, S] = torch.linalg.vecdot(g, own)
@@ -203,7 +207,7 @@ class Apple(FLAlgorithm):
                     gp.add_(blk, alpha=1.0 / spec.numel)
                 gp.div_(len(s.model.params))
             a = act.unsqueeze(1)
-            new_p = p - self.lr_p * (gp + lam * self.mu * (p - p0))
+            new_p = p_step(p, gp)
             if not bool(act.all()):
                 g.masked_fill_(~a, 0.0)
             g.mul_(self.core_lr * pnn)  # c_n <- c_n - eta_c p_nn grad_w L, in place
