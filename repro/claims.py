@@ -390,33 +390,39 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
     extra = {k: v for k, v in details.items() if k not in a.details or a.details[k] is not v}
     if b_required and b.verdict == "not_evaluated" and a.verdict != "not_evaluated":
         cat = not_evaluated_category(b.reason)
-        return not_evaluated(f"{b.reason}; {pair}", category=cat if cat in NOT_EVALUATED_REASONS else None,
+        return not_evaluated(_joined(b.reason, pair), category=cat if cat in NOT_EVALUATED_REASONS else None,
                              **{**details, "other_reading": {"reading": names[0], **evidence_summary(a)}})
 
     conflicts = [e for e in (a, b) if e.verdict == "not_evaluated" and not_evaluated_category(e.reason) == "constant"]
     if conflicts and not (a.verdict == b.verdict == "not_evaluated"):
         judged, name = (b, names[1]) if conflicts[0] is a else (a, names[0])
-        return not_evaluated(f"{conflicts[0].reason}; {pair}", category="constant",
+        return not_evaluated(_joined(conflicts[0].reason, pair), category="constant",
                              **{**details, "other_reading": {"reading": name, **evidence_summary(judged)}})
 
     def keep(chosen: Evidence, other: Evidence, name: str) -> Evidence:
         d = details if chosen is a else {**b.details, **extra}
         d = {**d, "other_reading": {"reading": names[1] if chosen is a else names[0], **evidence_summary(other)}}
         shown = f"effect and interval: {name}" if a.verdict != b.verdict else ""
-        return chosen.but(details=d, reason="; ".join(x for x in (chosen.reason, pair, shown) if x))
+        return chosen.but(details=d, reason=_joined(chosen.reason, pair, shown))
 
     if a.verdict == b.verdict == "not_evaluated" and conflicts and conflicts[0] is b:
         return keep(b, a, names[1])  # both not evaluated: the conflict is the reason that carries on
     if continuous and a.verdict == b.verdict == "not_reproduced" and _opposite_sides(a, b):
-        return not_evaluated(f"{constant}: {pair}, on opposite sides of the printed {a.paper_value} (a value between "
-                             f"them may give it)", category="constant", **details)
+        return not_evaluated(f"{constant}: {pair + ', ' if pair else ''}on opposite sides of the printed {a.paper_value} (a value "
+                             f"between them may give it)", category="constant", **details)
     if a.verdict == b.verdict or b.verdict == "not_evaluated":
         return keep(a, b, names[0])
     if a.verdict == "not_evaluated":
         return keep(b, a, names[1])
     if "inconclusive" in (a.verdict, b.verdict):
         return keep(a, b, names[0]) if a.verdict == "inconclusive" else keep(b, a, names[1])
-    return not_evaluated(f"{constant}: {pair}", category="constant", **details)
+    return not_evaluated(f"{constant}: {pair}" if pair else constant, category="constant", **details)
+
+
+def _joined(*parts: str) -> str:
+    """The non-empty ``parts`` joined by "; ", each distinct "; "-separated note once (a chain of readings repeats
+    its notes)."""
+    return "; ".join(dict.fromkeys(seg for x in parts if x for seg in x.split("; ") if seg))
 
 
 def _opposite_sides(a: Evidence, b: Evidence) -> bool:

@@ -130,6 +130,44 @@ def test_a_declared_variant_not_yet_run_keeps_the_gate_though_another_has_run():
     one = {**declared, "constant_variants": {"fedala": {"v": {"eta_w": 1.0}}}}
     assert spec.evaluate(t, {**p, **one}).verdict != "not_evaluated"
 
+@pytest.mark.claims
+def test_every_combination_of_published_constants_is_judged_not_only_the_first_variants():
+    """A comparison with two baselines whose verdict flips only with DP-FedAMP's second declared variant and DP-FedALA's
+    variant together: judged in every combination, it is "depends on an unstated constant" (a combined world of the
+    first variants only, the former rule, would have missed it and kept "reproduced")."""
+    from repro.claims import Evidence
+    from repro.papers.dp_ditto.claims import BASE, SCANNED, _over_constants
+    from repro.papers.dp_ditto.experiments import CONSTANTS_ID, constants_need, variant_series
+
+    t = dict(tables("dp_ditto"))
+    marks = {("fedamp", "a"): 1e3, ("fedamp", "b"): 2e3, ("fedala", "v"): 3e3}  # value offsets that tag each variant
+    parts = []
+    for (b, name), off in marks.items():
+        for fig in ("fig3", "fig4"):
+            rows = t[fig][t[fig]["series"] == BASE[b]]
+            parts.append(rows.assign(series=variant_series(BASE[b], name), value=rows["value"] + off,
+                                     figure=constants_need(fig)))
+    t[CONSTANTS_ID] = pd.concat(parts, ignore_index=True)
+    p = {**params("dp_ditto"), SCANNED: [],
+         "constant_variants": {"fedamp": {"a": {"alpha_k": 1.0}, "b": {"alpha_k": 1e3}}, "fedala": {"v": {"eta_w": 1.0}}}}
+
+    def tagged(tables, b, off):
+        v = tables["fig3"].loc[tables["fig3"]["series"] == BASE[b], "value"]
+        return bool(len(v)) and float(v.min()) >= off
+
+    def measure(tables, params):  # not reproduced only with FedAMP's variant "b" and FedALA's "v" at once
+        both = tagged(tables, "fedamp", 2e3) and tagged(tables, "fedala", 3e3)
+        return Evidence("not_reproduced" if both else "reproduced", effect=1.0)
+
+    ev = _over_constants(measure, t, p, ["fedamp", "fedala"])
+    assert ev.verdict == "not_evaluated" and "depends on an unstated constant" in ev.reason, ev.reason
+    assert len(ev.details["constant_variants"]) == 5  # (package, a, b) x (package, v), less the package's own
+    assert "not reproduced 1 (with DP-FedAMP [b] + DP-FedALA [v])" in ev.reason, ev.reason
+    single = lambda tables, params: Evidence("reproduced", effect=1.0)  # noqa: E731
+    ev = _over_constants(single, t, p, ["fedamp", "fedala"])
+    assert ev.verdict == "reproduced" and "reproduced 5" in ev.reason, ev.reason
+
+
 @pytest.mark.parametrize("weights, near_local", [((0.97, 1.0), True), ((0.0, 0.267), False), ((0.74, 0.974), False)])
 def test_fedamp_is_called_local_training_only_when_its_self_weight_is_near_one(weights, near_local):
     """The note "against (near-)local training" follows DP-FedAMP's measured self-weight xi_ii; a low self-weight

@@ -8,6 +8,7 @@ constants below; none was chosen to make a claim come out the paper's way (READM
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -518,7 +519,7 @@ def _as_baseline(tables, b, label) -> dict:
 def _over_constants(measure, tables, params, baselines) -> Evidence:
     """Judging rules 2 and 4 for a comparison with ``baselines``: ``measure(tables, params)`` at the package's
     constants, kept only where it agrees with the same comparison at each baseline's ``constant_variants`` (other
-    published values; one variant swapped in at a time, then the first variants of all at once): agree_across_readings,
+    published values: every combination of the baselines' variants and the package's constants): agree_across_readings,
     pairwise; the package's own measurement stays in the details. Where a
     variant was not run, not evaluated ("depends on an unstated constant"), the measured verdict in the details."""
     ev = measure(tables, params)
@@ -532,9 +533,12 @@ def _over_constants(measure, tables, params, baselines) -> Evidence:
     if missing:  # every declared variant must have run: a scan judged on part of its variants would pick among them
         return _package_constant(missing, ev, not_run)
     scanned = {**params, SCANNED: sorted(set(params.get(SCANNED) or ()) | set(todo))}
-    worlds = {lab: [(b, lab)] for b in todo for lab in runs[b]}
-    if len(todo) > 1:
-        worlds[" + ".join(runs[b][0] for b in todo)] = [(b, runs[b][0]) for b in todo]
+    # every combination of published constants: each baseline at the package's constant or one of its variants
+    worlds = {}
+    for pick in itertools.product(*([None, *runs[b]] for b in todo)):
+        swaps = [(b, lab) for b, lab in zip(todo, pick) if lab is not None]
+        if swaps:
+            worlds[" + ".join(lab for _, lab in swaps)] = swaps
     out, seen = ev, {}
     for name, swaps in worlds.items():
         t = tables
@@ -544,13 +548,28 @@ def _over_constants(measure, tables, params, baselines) -> Evidence:
         if alt.reason:  # its notes (e.g. DP-FedAMP's self-weight) are the variant's, not the package's baseline's
             alt = alt.but(reason=f"with {name}: {alt.reason}")
         seen[name] = evidence_summary(alt)
-        pair = f"at the package's constants: {ev.verdict.replace('_', ' ')}, with {name}: {alt.verdict.replace('_', ' ')}"
         why = "; ".join(PACKAGE_CONSTANTS[b] for b in todo)
-        out = agree_across_readings(out, alt, pair=pair, constant=f"{why}: the verdict changes with it",
+        out = agree_across_readings(out, alt, pair="", constant=f"{why}: the verdict changes with it",
                                     details={**out.details, "constant_variants": dict(seen),
                                              "measured_with_package_constants": evidence_summary(ev)},
                                     names=("the package's constants", name), continuous=_continuous(params, swaps))
-    return out
+    return out.but(reason="; ".join(x for x in (out.reason, _constants_tally(ev, seen)) if x))
+
+
+def _constants_tally(ev, seen: dict) -> str:
+    """The verdict at the package's constants and how many combinations of the published constants give each
+    verdict, naming those that differ (at most 3; every combination is in the details)."""
+    say = lambda v: v.replace("_", " ")
+    parts = []
+    for verdict in dict.fromkeys(v["verdict"] for v in seen.values()):
+        names = [n for n, v in seen.items() if v["verdict"] == verdict]
+        named = "" if verdict == ev.verdict else (
+            f" (with {', '.join(names[:3])}{f' and {len(names) - 3} more' if len(names) > 3 else ''})")
+        parts.append(f"{say(verdict)} {len(names)}{named}")
+    n = len(seen)
+    where = f"across the {n} combinations of the baselines' published constants" if n > 1 else \
+        "at the baseline's other published constant"
+    return f"at the package's constants: {say(ev.verdict)}; {where}: {', '.join(parts)}"
 
 
 def _fedamp_self_weight(tables) -> dict:
