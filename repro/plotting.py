@@ -234,15 +234,16 @@ def _restyle_upper(line, k: int, m: int) -> None:
         line.set_markeredgewidth(max(1.0, line.get_markeredgewidth()))
 
 
-def _place_clear(ax, legend, keep_clear=()) -> None:
+def _place_clear(ax, legend, keep_clear=()) -> int:
     """Put ``legend`` at the location inside ``ax`` that covers the fewest of the axes' notes (texts) and other
-    legends, then the fewest plotted points (matplotlib's "best" does not look at texts)."""
+    legends, then the fewest plotted points (matplotlib's "best" does not look at texts). Returns how many plotted
+    points it covers there (0 where no renderer is available)."""
     import numpy as np
 
     renderer = _renderer(ax.get_figure())
     if renderer is None:
         legend.set_loc("best")
-        return
+        return 0
     boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_visible() and t.get_text().strip()]
     boxes += [other.get_window_extent(renderer) for other in keep_clear]
     boxes += [a.get_window_extent(renderer) for a in ax.artists  # notes placed before (note_clear)
@@ -262,6 +263,7 @@ def _place_clear(ax, legend, keep_clear=()) -> None:
         if best is None or score < best[0]:
             best = (score, loc)
     legend.set_loc(best[1])
+    return best[0][1]
 
 
 def _handle_dashes(handle) -> None:
@@ -324,8 +326,29 @@ def mark_coinciding(fig, tol_pt: float = COINCIDE_PT) -> list[list[str]]:
         for handle, (_, _, upper) in zip(small.legend_handles, unnamed):
             if upper:
                 _handle_dashes(handle)
-        _place_clear(ax, small, [legend] if legend is not None else [])
+        covered = _place_clear(ax, small, [legend] if legend is not None else [])
+        if covered and len(unnamed) > SAME_CURVE_ROWS:  # too tall to sit clear of the curves: one line per group
+            small.remove()  # the axes' own legend stays (an artist since above)
+            note_clear(ax, "\n".join(["same curve:", *_same_curve_lines(unnamed)]), fontsize=6)
     return groups_all
+
+
+#: a "same curve" legend of more entries than this that covers plotted points wherever it sits becomes a text note
+SAME_CURVE_ROWS = 3
+
+
+def _same_curve_lines(unnamed, width: int = 34) -> list[str]:
+    """The groups of ``unnamed`` [(handle, label, upper)] as "A ≈ B ≈ C" lines (labels abridged), wrapped at ``width``."""
+    import textwrap
+
+    groups: list[list[str]] = []
+    for _, label, upper in unnamed:
+        name = _abridged(re.sub(r" \(≈ .*\)$", "", label), longest=0)
+        if upper and groups:
+            groups[-1].append(name)
+        else:
+            groups.append([name])
+    return [line for g in groups for line in textwrap.wrap(" ≈ ".join(g), width, break_long_words=False)]
 
 
 def _abridged(label: str, longest: int = 32) -> str:

@@ -176,3 +176,35 @@ def test_a_long_label_in_a_same_curve_legend_is_abridged():
     texts = [t.get_text() for t in ax.get_legend().texts]
     assert texts == ["DP-FedAMP", "DP-FedAMP [guide:…] (≈ DP-FedAMP)"]
     plotting.close(fig)
+
+
+def test_a_tall_same_curve_legend_that_would_hide_curves_becomes_one_line_per_group():
+    """Five series on one curve under a band over the whole panel: a five-row "same curve" legend covers plotted points
+    wherever it sits, so the panel gets a short note "A ≈ B ≈ ..." instead (bracketed qualifiers abridged)."""
+    fig, axes = _fig()
+    ax = axes[0, 0]
+    xs = np.linspace(0, 1, 400)
+    ax.fill_between(xs, 0 * xs, 1 + 0 * xs, alpha=0.2)  # a band's edges along the top and bottom: no clear corner
+    for name in ("A", "B [long qualifier one]", "C", "D", "E"):
+        ax.plot(xs, 0.5 + 0 * xs, label=name)
+    ax.plot(xs, xs, label="F")
+    ax.legend(handles=ax.get_lines()[-1:])  # lists F only: the five on one curve are not named there
+    assert plotting.mark_coinciding(fig) == [["A", "B [long qualifier one]", "C", "D", "E"]]
+    notes = [a for a in ax.artists if type(a).__name__ == "Legend" and a.get_title().get_text().startswith("same curve:")]
+    assert len(notes) == 1
+    text = notes[0].get_title().get_text()
+    assert text.replace("\n", " ") == "same curve: A ≈ B […] ≈ C ≈ D ≈ E".replace("[…]", "[long…]")
+    assert ax.get_legend() is None or ax.get_legend().get_title().get_text() != "same curve"
+    plotting.close(fig)
+
+
+def test_a_short_same_curve_legend_stays_a_legend_with_handles():
+    fig, axes = _fig()
+    ax = axes[0, 0]
+    ax.plot(X, X, label="A")
+    ax.plot(X, X, label="B")
+    ax.plot(X, 3 * X + 5, label="C")
+    ax.legend(handles=ax.get_lines()[2:])
+    plotting.mark_coinciding(fig)
+    assert ax.get_legend().get_title().get_text() == "same curve"
+    plotting.close(fig)
