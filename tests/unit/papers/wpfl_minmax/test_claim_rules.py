@@ -169,3 +169,18 @@ def test_pfl_claims_are_judged_with_fedamp_deployed_both_ways():
     assert ev.verdict == "not_evaluated" and "FedAMP's deployment" in ev.reason
     assert spec.evaluate(*spec.refute(tables, params)).verdict == "not_reproduced"
     assert spec.evaluate(*spec.support(tables, params)).verdict == "reproduced"
+
+
+def test_a_verdict_from_trainings_at_the_per_symbol_reading_of_eq_13_says_so():
+    """Every claim that reads a training figure carries BER_NOTE at ber_snr: symbol (the package's departure from the
+    printed eq. (13)), none at "bit" (as printed); an analytic claim (Table I) never does, nor does a claim that is
+    not evaluated."""
+    from repro.claims import Evidence
+
+    judged = C._ber_noted(lambda t, p: Evidence("not_reproduced", reason="measured"))
+    assert judged({}, {"ber_snr": "symbol"}).reason == "measured; " + C.BER_NOTE
+    assert judged({}, {"ber_snr": "bit"}).reason == "measured"
+    skipped = C._ber_noted(lambda t, p: Evidence("not_evaluated", reason="not run at this scale: x"))
+    assert C.BER_NOTE not in skipped({}, {"ber_snr": "symbol"}).reason
+    noted = {s.id for s in C.CLAIMS if s.fn.__code__ is judged.__code__}
+    assert {"C2", "C7", "C12", "C20"} <= noted and not noted & {"C11", "C33", "C34", "C35", "C37"}
