@@ -1662,25 +1662,81 @@ for _spec in list(CLAIMS):
                       figures=(*_spec.figures, LITERAL), tests=_spec.tests + READING_NOTE + FEDAMP_NOTE)
 
 
-# ---- eq. (13): every training reads (12)'s gamma as the SNR per symbol unless ber_snr is "bit" (as printed)
+# ---- eq. (13): the trainings read (12)'s gamma per symbol (ber_snr: symbol, the package's departure) and, in the
+# literal_ber figure, as printed (bit): Figs. 2-7's claims keep a verdict only where both readings give it
 #: the figures whose runs train through the OFDMA channel (10)-(14), so through eq. (13)'s element error rate
 TRAINED_FIGS = frozenset({"fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "table3", "p7", "tuning", LITERAL})
+#: the figures the literal_ber figure repeats with (13) as printed
+BER_FIGS = ("fig2", "fig3", "fig4", "fig5", "fig6", "fig7")
+BER = "literal_ber"
 BER_NOTE = ("the trainings read eq. (13) with (12)'s gamma as the SNR per symbol (ber_snr: symbol, a package departure "
             "from the printed formula: about 8x its element error rate); the printed reading was not run at this scale "
             "(docs/paper_cpu/PLAN.md, row 14)")
+BER_READING_NOTE = ("; judged with eq. (13)'s SNR per symbol (the package's reading) and as printed (the literal_ber "
+                    "figure, where run); a verdict only where both give it (judging rule 4)")
 
 
-def _ber_noted(fn):
-    """A verdict from trainings at ``ber_snr: symbol`` says so (README, decisions: eq. (13))."""
+def _ber_tables(tables, figs) -> dict | None:
+    """``tables`` with ``figs`` replaced by the literal_ber figure's rows (eq. (13) as printed); None unless that
+    figure has rows for every configuration each of ``figs`` has at the package's reading."""
+    t = tables.get(BER)
+    if t is None or len(t) == 0:
+        return None
+    tag = t["figure"].astype(str)
+    out = dict(tables)
+    for f in figs:
+        part = t[tag == f"{BER}:{f}"].assign(figure=f).reset_index(drop=True)
+        have = tables.get(f)
+        if not len(part) or (have is not None and not set(have["panel"].astype(str)) <= set(part["panel"].astype(str))):
+            return None
+        out[f] = part
+    return out
+
+
+def _ber_figs(spec) -> tuple[str, ...]:
+    """The figures of claim ``spec`` that the literal_ber figure repeats (none: Table III, P7, the tuning table)."""
+    return tuple(f for f in BER_FIGS if f in spec.figures)
+
+
+def _at_both_ber(fn, figs):
+    """A claim reading trainings judged with eq. (13) per symbol (the profile's runs) and, where the literal_ber
+    figure ran for all of ``figs``, as printed (agree_across_readings, the printed reading required: b_required).
+    Where it did not run, the per-symbol verdict with BER_NOTE; a profile that reads (13) as printed has one reading."""
     def judged(tables, params):
         ev = fn(tables, params)
         if ev.verdict == "not_evaluated" or str(params.get("ber_snr")) == "bit":
             return ev
-        return ev.but(reason="; ".join(x for x in (ev.reason, BER_NOTE) if x))
+        view = _ber_tables(tables, figs) if figs else None
+        if view is None:
+            return ev.but(reason="; ".join(x for x in (ev.reason, BER_NOTE) if x))
+        ev1 = judge_or_missing(fn, view, params)
+        pair = f"eq. (13) per symbol (the package's reading): {_verdict_text(ev)}; as printed: {_verdict_text(ev1)}"
+        return agree_across_readings(ev, ev1, pair=pair, details={**ev.details},
+                                     names=("eq. (13) per symbol", "eq. (13) as printed"), b_required=True,
+                                     constant="the SNR of eq. (13) (gamma of (12) per symbol, the package's reading, or "
+                                              "per bit as printed)")
     judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
     return judged
 
 
+def _ber_cf(cf, figs):
+    """A counterfactual applied to the tables and, the same way, to their literal_ber rows (where there are any)."""
+    def apply(tables, params):
+        t2, p2 = cf(tables, params)
+        view = _ber_tables(tables, figs) if figs else None
+        if view is None:
+            return t2, p2
+        v2, _ = cf(view, params)
+        old = tables[BER]
+        mine = old["figure"].astype(str).isin([f"{BER}:{f}" for f in figs])
+        parts = [old[~mine]] + [v2[f].assign(figure=f"{BER}:{f}") for f in figs if v2.get(f) is not None]
+        return {**t2, BER: pd.concat(parts, ignore_index=True)}, p2
+    return apply
+
+
 for _spec in list(CLAIMS):
     if TRAINED_FIGS & set(_spec.figures) and _spec.id not in REGIME_FREE:  # REGIME_FREE: closed forms, no training
-        CLAIMS.rewrap(_spec.id, fn=_ber_noted(_spec.fn))
+        _figs = _ber_figs(_spec)
+        CLAIMS.rewrap(_spec.id, fn=_at_both_ber(_spec.fn, _figs), refute=_ber_cf(_spec.refute, _figs),
+                      support=_ber_cf(_spec.support, _figs),
+                      **({"figures": (*_spec.figures, BER), "tests": _spec.tests + BER_READING_NOTE} if _figs else {}))

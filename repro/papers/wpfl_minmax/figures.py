@@ -26,7 +26,7 @@ STYLE = {"S1": ("tab:red", "o"), "S2": ("tab:blue", "s"), "S3": ("tab:green", "^
 FIG_SERIES = {"fig2": ["S1", "S2", "S3", "S4", "S5", "S6"], "fig3": ["S1", "S7", "S8", "S9", "S10"],
               "fig4": ["S1", "S7", "S8", "S9", "S10"], "fig5": ["S1", "S11", "S12", "S13", "S14"],
               "fig6": ["S1", "S11", "S12", "S13", "S14", "S15"], "fig7": ["S1", "S11", "S12", "S13", "S14", "S15"],
-              "literal_tau": ["S1", "S7", "S8", "S9", "S10"]}
+              "literal_tau": ["S1", "S7", "S8", "S9", "S10"], "literal_ber": ["S1", "S7", "S8", "S9", "S10"]}
 SERIES_GROUP = {"S1": "proposed", **{s: "mech" for s in ("S2", "S3", "S4", "S5", "S6")},
                 **{s: "sched" for s in ("S7", "S8", "S9", "S10")}, **{s: "pfl" for s in ("S11", "S12", "S13", "S14", "S15")}}
 LETTERS = "abcdefghijklmnop"
@@ -184,41 +184,55 @@ def _fairness_vs_t0(fig, results, ctx) -> Rendered:
     return _vs_t0(fig, results, ctx, [("jain", "Jain's index (PL train loss)"), ("max_test_loss", "max PL test loss")])
 
 
-#: the ``figure`` value of the literal_tau CSV's rows per figure they repeat at tau = literal_tau (claims split on it)
+#: the ``figure`` value of a reading check's CSV rows per figure they repeat at the other reading (claims split on it)
 LITERAL_TAGS = {f: f"literal_tau:{f}" for f in ("fig2", "fig3", "fig4", "fig5", "fig6", "fig7")}
+BER_TAGS = {f: f"literal_ber:{f}" for f in LITERAL_TAGS}
 
 
 def _literal_tau(fig, results, ctx) -> Rendered:
     """Figs. 2-4 (DNN, MLR) at ``literal_tau`` local steps per round: accuracy under the DP mechanisms and under the
-    schedulers, Jain's index, max test loss."""
+    schedulers, Jain's index, max test loss (Figs. 5-7's numbers in the CSV)."""
+    tau = ctx.params["literal_tau"]
+    return _reading_check(fig, results, ctx, LITERAL_TAGS, f"tau = {tau}",
+                          "not run in this profile (literal_tau: null): the reading check of Figs. 3-4 runs at paper scale")
+
+
+def _literal_ber(fig, results, ctx) -> Rendered:
+    """Figs. 2-4 (DNN, MLR) with eq. (13) as printed (ber_snr: bit); Figs. 5-7's numbers in the CSV."""
+    return _reading_check(fig, results, ctx, BER_TAGS, "eq. (13) as printed",
+                          "not run in this profile (literal_ber: false, or the profile reads eq. (13) as printed): the "
+                          "reading check of eq. (13) runs at paper scale")
+
+
+def _reading_check(fig, results, ctx, tags, reading, empty) -> Rendered:
+    """Figs. 2-4 of the DNN/MLR groups run at another ``reading``, their CSV rows tagged per figure (``tags``);
+    Figs. 5-7 (the PFL baselines) in the CSV only."""
     configs = [c for c in ctx.params["configs"] if any(r.params.get("config") == c for r in fig.runs)]
     if not configs:
         f, axes = subplots(1, 1)
-        mark_unavailable(axes[0, 0], "not run in this profile (literal_tau: null): the reading check of Figs. 3-4 "
-                                     "runs at paper scale")
+        mark_unavailable(axes[0, 0], empty)
         suptitle(f, f"{fig.paper_ref}: {fig.title}", ctx.profile)
         return Rendered(tidy_frame([]), f)
-    tau, sched = ctx.params["literal_tau"], FIG_SERIES["fig3"]
+    sched = FIG_SERIES["fig3"]
     # CSV rows tagged with the figure they stand in for (Proposed's accuracy is in Fig. 2's rows and in Fig. 3's)
-    drawn = _vs_t0(fig, results, ctx, [("accuracy", f"PL accuracy, DP mechanisms (tau = {tau})", FIG_SERIES["fig2"], LITERAL_TAGS["fig2"]),
-                                       ("accuracy", f"PL accuracy, schedulers (tau = {tau})", sched, LITERAL_TAGS["fig3"]),
-                                       ("jain", f"Jain's index (tau = {tau})", sched, LITERAL_TAGS["fig4"]),
-                                       ("max_test_loss", f"max PL test loss (tau = {tau})", sched, LITERAL_TAGS["fig4"])],
+    drawn = _vs_t0(fig, results, ctx, [("accuracy", f"PL accuracy, DP mechanisms ({reading})", FIG_SERIES["fig2"], tags["fig2"]),
+                                       ("accuracy", f"PL accuracy, schedulers ({reading})", sched, tags["fig3"]),
+                                       ("jain", f"Jain's index ({reading})", sched, tags["fig4"]),
+                                       ("max_test_loss", f"max PL test loss ({reading})", sched, tags["fig4"])],
                    configs=configs)
     if not any(r.params.get("group") == "pfl" for r in fig.runs):
         return drawn
-    # Figs. 5-7 (the PFL baselines) at tau = literal_tau: their numbers in the CSV only (the drawing shows Figs. 2-4)
     pfl = FIG_SERIES["fig6"]
-    extra = [_fig5(fig, results, ctx, tag=LITERAL_TAGS["fig5"]),
-             _vs_t0(fig, results, ctx, [("accuracy", "PL accuracy", pfl, LITERAL_TAGS["fig6"]),
-                                        ("jain", "Jain's index", pfl, LITERAL_TAGS["fig7"]),
-                                        ("max_test_loss", "max PL test loss", pfl, LITERAL_TAGS["fig7"])], configs=configs)]
+    extra = [_fig5(fig, results, ctx, tag=tags["fig5"]),
+             _vs_t0(fig, results, ctx, [("accuracy", "PL accuracy", pfl, tags["fig6"]),
+                                        ("jain", "Jain's index", pfl, tags["fig7"]),
+                                        ("max_test_loss", "max PL test loss", pfl, tags["fig7"])], configs=configs)]
     import matplotlib.pyplot as plt
     import pandas as pd
 
     for r in extra:
         plt.close(r.figure)
-    drawn.figure.text(0.5, 0.005, f"Figs. 5-7 (the PFL baselines) at tau = {tau}: numbers in literal_tau.csv", ha="center",
+    drawn.figure.text(0.5, 0.005, f"Figs. 5-7 (the PFL baselines) at {reading}: numbers in {fig.fig_id}.csv", ha="center",
                       fontsize=7)
     return Rendered(pd.concat([drawn.data] + [r.data for r in extra], ignore_index=True), drawn.figure)
 
@@ -666,7 +680,7 @@ def _fig1(fig, results, ctx):
 
 
 #: figure id -> renderer (fig, results, ctx) -> Rendered
-RENDERERS = {"literal_tau": _literal_tau, "fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "privacy": _privacy,
+RENDERERS = {"literal_tau": _literal_tau, "literal_ber": _literal_ber, "fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "privacy": _privacy,
              "fig2": _accuracy_vs_t0, "fig3": _accuracy_vs_t0, "fig6": _accuracy_vs_t0, "fig4": _fairness_vs_t0,
              "fig7": _fairness_vs_t0, "fig5": _fig5, "channel": _channel, "p7": _p7, "tuning": _tuning,
              "regime": _regime}

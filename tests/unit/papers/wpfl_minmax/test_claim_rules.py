@@ -177,10 +177,34 @@ def test_a_verdict_from_trainings_at_the_per_symbol_reading_of_eq_13_says_so():
     not evaluated."""
     from repro.claims import Evidence
 
-    judged = C._ber_noted(lambda t, p: Evidence("not_reproduced", reason="measured"))
+    judged = C._at_both_ber(lambda t, p: Evidence("not_reproduced", reason="measured"), ())
     assert judged({}, {"ber_snr": "symbol"}).reason == "measured; " + C.BER_NOTE
     assert judged({}, {"ber_snr": "bit"}).reason == "measured"
-    skipped = C._ber_noted(lambda t, p: Evidence("not_evaluated", reason="not run at this scale: x"))
+    skipped = C._at_both_ber(lambda t, p: Evidence("not_evaluated", reason="not run at this scale: x"), ())
     assert C.BER_NOTE not in skipped({}, {"ber_snr": "symbol"}).reason
     noted = {s.id for s in C.CLAIMS if s.fn.__code__ is judged.__code__}
     assert {"C2", "C7", "C12", "C20"} <= noted and not noted & {"C11", "C33", "C34", "C35", "C37"}
+
+
+def test_the_reading_check_of_eq_13_keeps_a_verdict_only_where_both_readings_give_it():
+    """C3 (Fig. 3, paper scale) with literal_ber rows: equal to the per-symbol rows, the verdict stays and names both
+    readings; with Proposed behind every scheduler at the printed reading only, the claim is not evaluated; the
+    claim's counterfactuals move both readings, so they still decide it."""
+    from repro import pipeline
+
+    t, p = dict(pipeline.paper_tables("wpfl_minmax", "paper")), ex.load_params("wpfl_minmax", "paper")
+    spec = C.CLAIMS["C3"]
+    base = spec.evaluate(t, p)
+    assert base.verdict == "reproduced" and C.BER_NOTE in base.reason, base.reason
+    same = {**t, C.BER: pd.concat([t[f].assign(figure=f"{C.BER}:{f}") for f in ("fig2", "fig3", "fig4")],
+                                  ignore_index=True)}
+    ev = spec.evaluate(same, p)
+    assert ev.verdict == "reproduced" and "as printed: reproduced" in ev.reason and C.BER_NOTE not in ev.reason
+    view = C._ber_tables(same, ("fig3",))
+    behind, _ = C._order_cf("fig3", "accuracy", C.P, C.SCHEDULERS, a_wins=False)(view, p)
+    split = {**same, C.BER: pd.concat([same[C.BER][same[C.BER]["figure"] != f"{C.BER}:fig3"],
+                                       behind["fig3"].assign(figure=f"{C.BER}:fig3")], ignore_index=True)}
+    assert spec.evaluate(split, p).verdict == "not_evaluated"
+    for cf, want in ((spec.refute, "not_reproduced"), (spec.support, "reproduced")):
+        t2, p2 = cf(split, p)
+        assert spec.evaluate(t2, p2).verdict == want
