@@ -236,8 +236,8 @@ def _restyle_upper(line, k: int, m: int) -> None:
 
 def _place_clear(ax, legend, keep_clear=()) -> int:
     """Put ``legend`` at the location inside ``ax`` that covers the fewest of the axes' notes (texts) and other
-    legends, then the fewest plotted points (matplotlib's "best" does not look at texts). Returns how many plotted
-    points it covers there (0 where no renderer is available)."""
+    legends, then the fewest points of the curves, then of the shaded intervals (matplotlib's "best" does not look at
+    texts). Returns how many points of the curves it covers there (0 where no renderer is available)."""
     import numpy as np
 
     renderer = _renderer(ax.get_figure())
@@ -248,22 +248,26 @@ def _place_clear(ax, legend, keep_clear=()) -> int:
     boxes += [other.get_window_extent(renderer) for other in keep_clear]
     boxes += [a.get_window_extent(renderer) for a in ax.artists  # notes placed before (note_clear)
               if a is not legend and a not in keep_clear and type(a).__name__ == "Legend"]
-    pts = [line.get_transform().transform(np.column_stack([np.asarray(v, dtype=float) for v in line.get_data(orig=False)]))
-           for line in ax.get_lines() if len(line.get_xdata())]
-    for coll in ax.collections:  # bands (fill_between), scatter points
-        pts += [coll.get_transform().transform(path.vertices) for path in coll.get_paths() if len(path.vertices)]
-    pts = np.concatenate(pts) if pts else np.zeros((0, 2))
+    lines = [line.get_transform().transform(np.column_stack([np.asarray(v, dtype=float) for v in line.get_data(orig=False)]))
+             for line in ax.get_lines() if len(line.get_xdata())]
+    bands = [coll.get_transform().transform(path.vertices)  # bands (fill_between), scatter points
+             for coll in ax.collections for path in coll.get_paths() if len(path.vertices)]
+    lines, bands = (np.concatenate(p) if p else np.zeros((0, 2)) for p in (lines, bands))
+
+    def inside(pts, bb) -> int:
+        return int(np.sum((pts[:, 0] >= bb.x0) & (pts[:, 0] <= bb.x1) & (pts[:, 1] >= bb.y0) & (pts[:, 1] <= bb.y1)))
+
     best = None
     for loc in ("upper left", "upper right", "lower left", "lower right", "center left", "center right",
                 "upper center", "lower center", "center"):
         legend.set_loc(loc)
         bb = legend.get_window_extent(renderer)
-        covered = int(np.sum((pts[:, 0] >= bb.x0) & (pts[:, 0] <= bb.x1) & (pts[:, 1] >= bb.y0) & (pts[:, 1] <= bb.y1)))
-        score = (sum(bb.overlaps(b) for b in boxes), covered)
+        # notes first, then the curves' own points, then the shaded intervals' edges
+        score = (sum(bb.overlaps(b) for b in boxes), inside(lines, bb), inside(bands, bb))
         if best is None or score < best[0]:
             best = (score, loc)
     legend.set_loc(best[1])
-    return best[0][1]
+    return best[0][1]  # the curves' points it covers there
 
 
 def _handle_dashes(handle) -> None:

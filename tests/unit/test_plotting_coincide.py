@@ -179,12 +179,14 @@ def test_a_long_label_in_a_same_curve_legend_is_abridged():
 
 
 def test_a_tall_same_curve_legend_that_would_hide_curves_becomes_one_line_per_group():
-    """Five series on one curve under a band over the whole panel: a five-row "same curve" legend covers plotted points
-    wherever it sits, so the panel gets a short note "A ≈ B ≈ ..." instead (bracketed qualifiers abridged)."""
+    """Five series on one curve among curves across the whole panel: a five-row "same curve" legend covers points of
+    the curves wherever it sits, so the panel gets a short note "A ≈ B ≈ ..." instead (bracketed qualifiers
+    abridged)."""
     fig, axes = _fig()
     ax = axes[0, 0]
     xs = np.linspace(0, 1, 400)
-    ax.fill_between(xs, 0 * xs, 1 + 0 * xs, alpha=0.2)  # a band's edges along the top and bottom: no clear corner
+    for y in (0.05, 0.2, 0.35, 0.65, 0.8, 0.95):  # curves across the whole panel: no clear corner
+        ax.plot(xs, y + 0 * xs, label=f"level {y}")
     for name in ("A", "B [long qualifier one]", "C", "D", "E"):
         ax.plot(xs, 0.5 + 0 * xs, label=name)
     ax.plot(xs, xs, label="F")
@@ -207,4 +209,18 @@ def test_a_short_same_curve_legend_stays_a_legend_with_handles():
     ax.legend(handles=ax.get_lines()[2:])
     plotting.mark_coinciding(fig)
     assert ax.get_legend().get_title().get_text() == "same curve"
+    plotting.close(fig)
+
+
+def test_a_note_covers_a_shaded_interval_rather_than_a_curve():
+    fig, axes = _fig()
+    ax = axes[0, 0]
+    xs = np.linspace(0, 1, 200)
+    for y in (0.5, 0.92):
+        ax.plot(xs, y + 0 * xs)
+    dense = np.linspace(0, 1, 4000)  # a band's edges: many more vertices than the curves have points, but no curve
+    ax.fill_between(dense, 0.04 + 0 * dense, 0.08 + 0 * dense, alpha=0.2)
+    ax.set_ylim(0, 1)
+    note = plotting.note_clear(ax, "a note")
+    assert note._loc in (3, 4, 8)  # lower left, lower right, lower center
     plotting.close(fig)
