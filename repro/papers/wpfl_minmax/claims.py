@@ -417,6 +417,14 @@ def _fedamp_view(tables, figs, reads=()) -> dict | None:
     return out if swapped else None
 
 
+def _other_reading(ev, fn, view, params, said, **agree) -> Evidence:
+    """``fn`` judged again on ``view`` (the tables at another reading) and kept only where both readings give the
+    verdict of ``ev`` (agree_across_readings); ``said`` names the two readings in the report."""
+    ev1 = judge_or_missing(fn, view, params)
+    pair = f"{said[0]}: {_verdict_text(ev)}; {said[1]}: {_verdict_text(ev1)}"
+    return agree_across_readings(ev, ev1, pair=pair, details={**ev.details}, **agree)
+
+
 def _at_both_fedamp(fn, figs, reads=()):
     """A claim of Figs. 5-7 judged with FedAMP deployed as its paper defines it (S13: local SGD restarts from the cloud
     model) and as PFLlib deploys it (S15: anchor only; README, "FedAMP deployment"); a verdict only where both give it
@@ -426,13 +434,11 @@ def _at_both_fedamp(fn, figs, reads=()):
         view = _fedamp_view(tables, figs, reads)
         if view is None:
             return ev
-        ev1 = judge_or_missing(fn, view, params)
-        pair = (f"FedAMP restarting from its cloud model (S13): {_verdict_text(ev)}; FedAMP anchor only (S15): "
-                f"{_verdict_text(ev1)}")
-        return agree_across_readings(ev, ev1, pair=pair, details={**ev.details},
-                                     names=("FedAMP restarting from u_i (S13)", "FedAMP anchor only (S15)"),
-                                     constant="FedAMP's deployment (restart from the cloud model u_i, as FedAMP's paper, "
-                                              "or keep the own model and use u_i as the anchor only, as PFLlib)")
+        return _other_reading(ev, fn, view, params, ("FedAMP restarting from its cloud model (S13)",
+                                                      "FedAMP anchor only (S15)"),
+                              names=("FedAMP restarting from u_i (S13)", "FedAMP anchor only (S15)"),
+                              constant="FedAMP's deployment (restart from the cloud model u_i, as FedAMP's paper, "
+                                       "or keep the own model and use u_i as the anchor only, as PFLlib)")
     judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
     return judged
 
@@ -1709,12 +1715,10 @@ def _at_both_ber(fn, figs):
         view = _ber_tables(tables, figs) if figs else None
         if view is None:
             return ev.but(reason="; ".join(x for x in (ev.reason, BER_NOTE) if x))
-        ev1 = judge_or_missing(fn, view, params)
-        pair = f"eq. (13) per symbol (the package's reading): {_verdict_text(ev)}; as printed: {_verdict_text(ev1)}"
-        return agree_across_readings(ev, ev1, pair=pair, details={**ev.details},
-                                     names=("eq. (13) per symbol", "eq. (13) as printed"), b_required=True,
-                                     constant="the SNR of eq. (13) (gamma of (12) per symbol, the package's reading, or "
-                                              "per bit as printed)")
+        return _other_reading(ev, fn, view, params, ("eq. (13) per symbol (the package's reading)", "as printed"),
+                              names=("eq. (13) per symbol", "eq. (13) as printed"), b_required=True,
+                              constant="the SNR of eq. (13) (gamma of (12) per symbol, the package's reading, or per bit "
+                                       "as printed)")
     judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
     return judged
 
