@@ -136,7 +136,7 @@ def _scalar(tables, fig: str, metric: str, series=None):
 
 
 def _theory(tables, metric: str):
-    t = need(tables, "fig6", panel="theory", metric=metric)
+    t = need(tables, "theory", panel="theory", metric=metric)
     return t.assign(x=t["x"].astype(float)).groupby("x")["value"].first().sort_index()
 
 
@@ -255,13 +255,13 @@ def same_noise_at_delta_001(tables, params):
                   details={"min": float(np.min(e)), "max": float(np.max(e))})
 
 
-@CLAIMS.claim("C3", figures="fig6", kind="exact",
+@CLAIMS.claim("C3", figures="theory", kind="exact",
               paper_says="'eps values of 1, 0.5, and 0.1, all of which are more stringent than the DP levels our "
                          "algorithm achieves without CJ' (Sec. V-A; Thm 2: a jammer is needed only then)",
               tests="sigma_req^2 - sigma_c^2/alpha_u^2 (eqs. 22-23) > 0 for every jammer target and <= 0 for targets "
                     f">= eps0 (6.52, 7, 10), a value within {ZERO_RTOL:g} x sigma_c^2/alpha_u^2 of 0 counting as 0 (at "
                     "eps0 it is 0 by construction)",
-              refute=lambda t, p: (edit(t, "fig6", lambda v: -abs(v), panel="theory", metric="required_minus_channel_var"), p),
+              refute=lambda t, p: (edit(t, "theory", lambda v: -abs(v), panel="theory", metric="required_minus_channel_var"), p),
               support=unchanged)
 def jammer_needed_only_below_eps0(tables, params):
     need_ = _theory(tables, "required_minus_channel_var")
@@ -273,10 +273,10 @@ def jammer_needed_only_below_eps0(tables, params):
                        expected=f"> 0 below eps0 only (|value| <= {zero:.3g} counts as 0)")
 
 
-@CLAIMS.claim("C4", figures="fig6", kind="exact",
+@CLAIMS.claim("C4", figures="theory", kind="exact",
               paper_says="Thm 2 / Thm 4: the jammer amplitude bound (22)/(26) with a from (23)/(27) meets (eps, delta)",
               tests="eq. (21) of the noise with the jammer exactly at its bound, per target, against the target",
-              refute=lambda t, p: (edit(t, "fig6", lambda v: v * 1.01, panel="theory", metric="epsilon_kappa1"), p),
+              refute=lambda t, p: (edit(t, "theory", lambda v: v * 1.01, panel="theory", metric="epsilon_kappa1"), p),
               support=unchanged)
 def jammer_bound_meets_target(tables, params):
     at_bound = _theory(tables, "epsilon_kappa1")
@@ -699,12 +699,12 @@ def upcycled_lowest_loss(tables, params):
 # ---- theory (Thm 5) -----------------------------------------------------------------------------------------
 
 
-@CLAIMS.claim("C18", figures="fig6", kind="exact",
+@CLAIMS.claim("C18", figures="theory", kind="exact",
               paper_says="Thm 5 (eqs. 28, 33-34): the artificial-noise and channel-noise terms C5 + C6 grow as the privacy "
                          "level eps falls - 'the inherent trade-offs between privacy and accuracy'",
               tests="C5 + C6 with the jammer calibrated by eqs. (22)-(23) (L_s = 1, d = 155,830) on an eps grid "
                     "6 ... 0.1: strictly increasing as eps decreases",
-              refute=lambda t, p: (edit(t, "fig6", lambda v: 1.0 / v, panel="theory", metric="C5_plus_C6"), p),
+              refute=lambda t, p: (edit(t, "theory", lambda v: 1.0 / v, panel="theory", metric="C5_plus_C6"), p),
               support=unchanged)
 def convergence_terms_grow(tables, params):
     v = _theory(tables, "C5_plus_C6").sort_index(ascending=False)

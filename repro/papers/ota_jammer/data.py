@@ -82,6 +82,11 @@ def _source_arrays():
         return ds.train_x, ds.train_y, ds.test_x, ds.test_y, SURROGATE_NOTE, False
 
 
+def train_sizes(classes_per_client: int = 5, size_scale: float = 1.0) -> list[int]:
+    """Each client's training-set size in the paper's split, scaled by ``size_scale`` (at least one sample per class)."""
+    return [max(classes_per_client, int(round(n * size_scale))) for n in FEMNIST_TRAIN_SIZES]
+
+
 def femnist_split(seed: int = 0, num_clients: int = 50, classes_per_client: int = 5, num_classes: int = 10,
                   size_scale: float = 1.0) -> FederatedSplit:
     """The paper's split. ``size_scale < 1`` shrinks every client's training set (p_i kept up to rounding);
@@ -94,7 +99,7 @@ def femnist_split(seed: int = 0, num_clients: int = 50, classes_per_client: int 
         raise ValueError(f"size_scale must be in (0, 1], got {size_scale}")
     trx, trY, tex, teY, note, real = _source_arrays()
     sets = class_sets(num_clients, classes_per_client, num_classes)
-    tr_sizes = [max(classes_per_client, int(round(n * size_scale))) for n in FEMNIST_TRAIN_SIZES]
+    tr_sizes = train_sizes(classes_per_client, size_scale)
     te_sizes = list(FEMNIST_TEST_SIZES)
     if real:  # a user's FEMNIST copy too small for the split: one paragraph naming the letters, not a PartitionError
         _check_enough(trY, teY, tr_sizes, te_sizes, sets)

@@ -251,6 +251,11 @@ def figures(params: dict) -> list[FigureSpec]:
                            "how much FedProx's proximal term changes the aggregate.",
                            runs=g["regime"] + [r for r in g["A"] if r.params["algorithm"] == "fedavg"], kind="table",
                            paper_ref=""))
+    figs.append(FigureSpec(SLUG, "theory", "Closed forms: the jammer each target needs, the jammer at its bound, Thm 5",
+                           "The paper's closed forms at this profile's parameters, no training: sigma_req^2 - "
+                           "sigma_c^2/alpha_u^2 (eqs. 22-23: a jammer is needed only below eps0, Thm 2), eq. (21) with the "
+                           "jammer exactly at its bound (Thms 2, 4) and Thm 5's C5 + C6 over eps (eqs. 28, 33-34).",
+                           kind="table", paper_ref=""))
     evaluated_b13 = [r for r in g["B"] + g["D"] if r.params["mode"] == "baseline13" and r.params["baseline"]["accountant"] == "ma"]
     figs.append(FigureSpec(SLUG, "table91", "Tuning of [13]'s power-allocation decay gamma",
                            "Package addition: [13] (paper's accountant) for each gamma of the grid on a tuning seed disjoint "

@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from repro.experiment import Rendered, is_unavailable
 from repro.papers.ota_jammer import privacy, theory
-from repro.papers.ota_jammer.data import SURROGATE_METRIC, dataset_label
+from repro.papers.ota_jammer.data import SURROGATE_METRIC, dataset_label, train_sizes
 from repro.papers.ota_jammer.experiments import (ALGO_LABEL, BASELINE_LABEL, IID_LABEL, NO_CJ_LABEL, NONPRIVATE_LABEL,
                                                  ONE_STEP_LABEL, STEP_KEYS, channel_only_series, cj_series, step_key)
 from repro.plotting import draw_tables, mark_unavailable, markdown_tables, subplots, suptitle
@@ -87,9 +87,11 @@ def tidy_rows(fig, results: dict, params: dict) -> tuple[list[dict], list[str], 
     return rows, reasons, note
 
 
-def theory_rows(fig_id: str, params: dict, dataset_size: int) -> list[dict]:
-    """The jammer-need check per target (claim C3) and Thm 5's C5 + C6 (claim C18), closed forms."""
+def theory_rows(fig_id: str, params: dict) -> list[dict]:
+    """The jammer-need check per target (claim C3), eq. (21) with the jammer at its bound (C4) and Thm 5's C5 + C6
+    (C18): closed forms of the profile's parameters (M, |D| of the split, eps0, delta0), no training."""
     M = params["rounds"]
+    dataset_size = sum(train_sizes(params["classes_per_client"], params["size_scale"]))
     cal = theory.calibrate(M, dataset_size, params["eps0"], params["delta0"])
     rows = []
     rows.append(dict(figure=fig_id, panel="theory", series="channel noise", x=params["eps0"], metric="channel_var",
@@ -182,9 +184,6 @@ def _fmt(v: float) -> str:
 def _render_curves(fig, results, ctx):
     rows, reasons, note = tidy_rows(fig, results, ctx.params)
     p = ctx.params
-    if fig.fig_id == "fig6":
-        sizes = [r["value"] for r in rows if r["metric"] == "dataset_size"]
-        rows += theory_rows(fig.fig_id, p, int(sizes[0]) if sizes else sum(theory.FEMNIST_TRAIN_SIZES))
     df = tidy_frame(rows)
     metric = PLOTTED[fig.fig_id]
     f, axes = subplots(1, 1, width=8.0, height=4.6)
@@ -558,6 +557,35 @@ def _box(xy, w, h, color):
     return FancyBboxPatch(xy, w, h, boxstyle="round,pad=0.05", facecolor=color, edgecolor="k", lw=0.8)
 
 
+def _render_theory(fig, results, ctx):
+    """theory: the closed forms behind claims C3, C4 and C18 at this profile's parameters (no run)."""
+    p = ctx.params
+    df = tidy_frame(theory_rows(fig.fig_id, p))
+
+    def val(series, metric, x):
+        v = df[(df.series == series) & (df.metric == metric) & (df.x.astype(float) == float(x))]["value"]
+        return float(v.iloc[0])
+
+    chan = float(df[df.metric == "channel_var"]["value"].iloc[0])
+    targets = sorted(df[df.metric == "required_minus_channel_var"].x.astype(float).unique(), reverse=True)
+    need = [[f"{e:g}", f"{val('jammer need', 'required_minus_channel_var', e):.4g}",
+             "yes" if e < p["eps0"] else "no", f"{val('jammer at bound', 'epsilon_kappa1', e):.6g}"] for e in targets]
+    thm = sorted(df[df.metric == "C5_plus_C6"].x.astype(float).unique(), reverse=True)
+    conv = [[f"{e:g}", f"{val('Thm 5 (L_s = 1)', 'C5_plus_C6', e):.4g}"] for e in thm]
+    D = sum(train_sizes(p["classes_per_client"], p["size_scale"]))
+    blocks = [(f"Jammer need per target (eqs. 22-23): sigma_req^2 - sigma_c^2/alpha_u^2, with sigma_c^2/alpha_u^2 = "
+               f"{chan:.4g} at eps0 = {p['eps0']:g}", ["target eps", "sigma_req^2 - sigma_c^2/alpha_u^2",
+                                                     "below eps0", "eq. (21) with the jammer at its bound"], need),
+              (f"Thm 5: C5 + C6 (eqs. 28, 33-34; L_s = 1, jammer at {p['kappa']:g}x its bound)", ["eps", "C5 + C6"],
+               conv)]
+    note = (f"Closed forms at this profile's M = {p['rounds']}, |D| = {D:,} training samples, d = "
+            f"{theory.mlp_num_params(hidden=p['hidden']):,} (MLP 784-{p['hidden']}-10), eps0 = {p['eps0']:g}, delta0 = "
+            f"{p['delta0']:g}, jammer delta = {p['cj_delta']:g}; no training run enters this table.")
+    f = draw_tables(blocks, f"Package addition: {fig.title}", ctx.profile, note, width=10.0, col_widths="auto")
+    return Rendered(df, f, markdown_tables(blocks, fig.title, note))
+
+
 #: figure id -> renderer (fig, results, ctx) -> Rendered
 RENDERERS = {"fig1": _render_diagram, **{f"fig{i}": _render_curves for i in range(2, 11)}, "fig91": _render_curves,
-             "fig92": _render_regime, "table91": _render_tuning, "table92": _render_steps, "privacy": _render_privacy}
+             "fig92": _render_regime, "table91": _render_tuning, "table92": _render_steps, "privacy": _render_privacy,
+             "theory": _render_theory}

@@ -6,7 +6,7 @@ import torch
 from repro.algorithms.upcycled import even_step, even_step_coefficients
 from repro.experiment import ConfigError, figure_specs, load_params, run_specs
 
-FIGS = [f"fig{i}" for i in range(1, 11)] + ["fig91", "fig92", "table91", "table92", "privacy"]
+FIGS = [f"fig{i}" for i in range(1, 11)] + ["fig91", "fig92", "theory", "table91", "table92", "privacy"]
 
 
 def test_paper_profile_defaults_are_the_papers_settings():
@@ -25,6 +25,8 @@ def test_figures_and_run_sharing(profile):
     n = len(p["seeds"])
     assert list(figs) == FIGS and figs["fig1"].kind == "diagram"
     assert figs["privacy"].kind == "table" and figs["table91"].kind == "table"
+    # the closed forms of claims C3, C4, C18 need no training: judged in every profile without a run
+    assert figs["theory"].kind == "table" and not figs["theory"].run_ids
     # the proposed runs of Figs 2-5 are the same runs; under one accountant so is [13]
     assert set(figs["fig2"].run_ids) & set(figs["fig4"].run_ids)
     ma_only = p["baseline_accountants"] == ["ma"]
