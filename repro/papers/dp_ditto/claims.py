@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from repro.claims import (ClaimSet, Evidence, agree_across_readings, evidence_summary, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
-                          number, relabel, sign_test, unchanged)
+                          number, relabel, sign_test, unchanged, NOT_EVALUATED_REASONS)
 from repro.papers.dp_ditto import theory as th
 from repro.papers.dp_ditto.experiments import (CONSTANTS_ID, LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, constants_need,
                                                literal_figure, literal_need, variant_series)
@@ -25,6 +25,7 @@ CLAIMS = ClaimSet("dp_ditto")
 
 BASE = {"fedamp": "DP-FedAMP", "pfedme": "DP-pFedMe", "apple": "DP-APPLE", "fedala": "DP-FedALA"}
 DD = "DP-Ditto"
+NOT_RUN = NOT_EVALUATED_REASONS["not_run"]
 # Sec. 1: improvement of DP-Ditto over each DP-perturbed baseline, in %
 PAPER_FAIR_GAIN = {"fedamp": 99.98, "pfedme": 32.71, "apple": 97.04, "fedala": 99.72}
 PAPER_ACC_GAIN = {"fedamp": 59.06, "pfedme": 9.66, "apple": 28.67, "fedala": 64.31}
@@ -831,7 +832,8 @@ def best_fairness(tables, params):
 # ------------------------------------------------------------------------------------------------ claim 5
 
 
-def _trend_parts(tables, params, labels, expect, panels_filter=None, min_T=None):
+def _trend_parts(tables, params, labels, expect, panels_filter=None, min_T=None,
+                 missing: str = "no baseline accuracy curves in Figs. 3/4"):
     parts = {}
     for fig in ("fig3", "fig4"):
         if fig not in tables:
@@ -852,7 +854,7 @@ def _trend_parts(tables, params, labels, expect, panels_filter=None, min_T=None)
                     continue
                 parts[f"{fig}/{panel}/{label}"] = _dir(w.apply(_slope, axis=1), expect)
     if not parts:
-        raise MissingData("no baseline accuracy curves in Figs. 3/4")
+        raise MissingData(missing)
     return combine(parts)
 
 
@@ -944,7 +946,8 @@ def apple_peaks_at_5(tables, params):
 @_at_scale("accuracy")
 def pfedme_falls_on_cnn(tables, params):
     return _trend_parts(tables, params, ("DP-pFedMe",), "negative", panels_filter=lambda panel: panel.startswith("cnn"),
-                        min_T=LARGE_T_MIN)
+                        min_T=LARGE_T_MIN, missing=f"{NOT_RUN}: Figs. 3/4 have no CNN panel (the claim is about the CNN "
+                                                    "model on FMNIST and CIFAR10)")
 
 
 # ------------------------------------------------------------------------------------------------ claim 6
@@ -1362,7 +1365,7 @@ def _phase_parts(tables, params, phase):
         parts[f"{panel}/accuracy"] = direction(a[best].max(axis=1) - a[rest].max(axis=1), expect="positive")
         parts[f"{panel}/fairness"] = direction(f[rest].min(axis=1) - f[best].min(axis=1), expect="positive")
     if not parts:
-        raise MissingData("no CNN panel in Fig. 6")
+        raise MissingData(f"{NOT_RUN}: Fig. 6 has no CNN panel (the claim is about the CNN model)")
     return combine(parts)
 
 
