@@ -68,7 +68,8 @@ def _cmd_run(args) -> int:
 def _cmd_figure(args) -> int:
     from repro import pipeline
 
-    pipeline.render_figure(args.slug, args.fig, args.profile, run_missing=not args.no_run, device=args.device, threads=args.threads)
+    pipeline.render_figure(args.slug, args.fig, args.profile, run_missing=not args.no_run, device=args.device, threads=args.threads,
+                           partial=args.partial)
     return 0
 
 
@@ -188,6 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("slug", choices=slugs)
     sp.add_argument("fig")
     sp.add_argument("--no-run", action="store_true", help="only render from existing results")
+    sp.add_argument("--partial", action="store_true",
+                    help="with --no-run, for a table of independent configurations (privacy tables): render the rows whose "
+                         "runs exist, the others 'not run at this scale'")
     common(sp, device=True)
     sp.set_defaults(func=_cmd_figure)
 

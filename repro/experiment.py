@@ -108,7 +108,9 @@ class FigureSpec:
     paper's claim). ``datasets`` lists the datasets the figure's runs read (whose absence makes (part of) the
     figure unavailable); a paper whose ``experiments.run_datasets(spec)`` says what each run reads gets it filled
     in by :func:`figure_specs` as the union over the figure's runs.
-    ``threads`` is a per-run hint for the workflow.
+    ``threads`` is a per-run hint for the workflow. ``rows_per_configuration``: a table whose rows are independent
+    configurations (each row reads only its own runs), so ``repro figure --no-run --partial`` may render it from the
+    runs that exist, the others counted "not run at this scale" (:func:`repro.pipeline.render_figure`).
     """
 
     paper: str
@@ -121,6 +123,7 @@ class FigureSpec:
     datasets: tuple[str, ...] = ()
     threads: int = 1
     jobs: list[RunSpec] | None = None  # set by figure_specs when runs are packed into batch jobs
+    rows_per_configuration: bool = False
 
     def __post_init__(self):
         check_choice("figure kind", self.kind, FIGURE_KINDS)

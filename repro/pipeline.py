@@ -10,6 +10,8 @@ from pathlib import Path
 
 from repro import experiment as ex
 from repro import paths, registry
+from repro.claims import NOT_EVALUATED_REASONS
+from repro.errors import ConfigError
 from repro.data.errors import DatasetUnavailableError
 from repro.data.partition import PartitionError
 from repro.data.status import datasets_seen
@@ -150,12 +152,19 @@ def run_datasets(slug: str, profile: str, run_id: str) -> list[str]:
     return list(ex.job_datasets(slug, profile).get(run_id, ()))
 
 
-def load_results(slug: str, fig: ex.FigureSpec, profile: str) -> dict[str, dict]:
-    """Results of the figure's runs by run id (a batch job's result file holds several runs)."""
+#: the reason every run of a partial render that has no result carries (judging rule 9's named phrase)
+NOT_RUN_AT_SCALE = NOT_EVALUATED_REASONS["not_run"]
+
+
+def load_results(slug: str, fig: ex.FigureSpec, profile: str, partial: bool = False) -> dict[str, dict]:
+    """Results of the figure's runs by run id (a batch job's result file holds several runs). ``partial``: a run
+    without an intact result gets an unavailable result saying it was not run at this scale (instead of an error)."""
     out = {}
     for rid in fig.job_ids:
         p = paths.run_result_path(profile, slug, rid)
         doc = read_run_result(p, log=lambda m: _log(f"{slug}/{fig.fig_id}: {m}"), run_id=rid)
+        if doc is None and partial:
+            continue
         if doc is None:
             refused = last_refusal(p)
             what = (f"the file there was refused ({refused.split(': ', 1)[1]}), so run {rid} is computed again by "
@@ -167,20 +176,30 @@ def load_results(slug: str, fig: ex.FigureSpec, profile: str) -> dict[str, dict]
         else:
             out[rid] = doc["result"]
     missing = sorted(set(fig.run_ids) - set(out))
-    if missing:
+    if missing and partial:
+        out.update({rid: ex.unavailable_result(f"{NOT_RUN_AT_SCALE}: run {rid} has no result in the {profile} profile")
+                    for rid in missing})
+    elif missing:
         raise FileNotFoundError(f"{slug}/{fig.fig_id}: runs {missing[:3]} are in none of the figure's result files; "
                                 f"rerun the workflow")
     return out
 
 
-def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = False, device: str = "cpu", threads: int = 1) -> list[Path]:
+def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = False, device: str = "cpu", threads: int = 1,
+                  partial: bool = False) -> list[Path]:
     """Render one figure / table from its runs' results into ``figures/<profile>/<slug>/``:
     ``.csv`` (every plotted number), ``.pdf`` and ``.png`` (with the profile's note as a footer), ``.md``
-    (tables: the table; figures: what is plotted and where the numbers are)."""
+    (tables: the table; figures: what is plotted and where the numbers are). ``partial`` (with ``run_missing``
+    off; tables with ``rows_per_configuration`` only): render from the runs that exist, the others "not run at
+    this scale", and say so on the table."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only; the library modules never choose a backend
     fig = ex.figure_spec(slug, fig_id, profile)
+    if partial and (run_missing or not fig.rows_per_configuration):
+        allowed = [f.fig_id for f in ex.figure_specs(slug, profile) if f.rows_per_configuration]
+        raise ConfigError(f"{slug}/{fig_id}: a partial render needs --no-run and a table whose rows are independent "
+                          f"configurations; {slug} has {allowed or 'none'}")
     if run_missing:
         from repro.costs import figure_cost
 
@@ -190,7 +209,8 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
         for i, rid in enumerate(fig.job_ids, 1):
             _log(f"{slug}/{fig_id}: run {i}/{len(fig.job_ids)}")
             execute_run(slug, rid, profile, device=device, threads=threads)
-    results = load_results(slug, fig, profile)
+    results = load_results(slug, fig, profile, partial=partial)
+    not_run = sorted(rid for rid, r in results.items() if ex.is_unavailable(r) and r["reason"].startswith(NOT_RUN_AT_SCALE))
     params = ex.load_params(slug, profile)
     ctx = ex.RenderContext(profile=profile, params=params)
     renderer = registry.module(slug, "figures").RENDERERS[fig.fig_id]
@@ -217,12 +237,18 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     stamp_profile_note(rendered.figure, profile, ctx.profile_note)
     if diverged:
         _stamp_divergence(rendered.figure, diverged)
+    partial_text = _partial_text(not_run, len(fig.run_ids), profile)
+    if partial_text:
+        _stamp_partial(rendered.figure, partial_text)
+        _log(f"{slug}/{fig_id}: {partial_text}")
     written += save_figure(rendered.figure, base)
     close(rendered.figure)
     md = rendered.markdown if rendered.markdown is not None else figure_markdown(fig, ctx, data)
     if diverged:
         md += "\nTRAINING DIVERGED (loss not finite or above 1e6; claims on this figure are not evaluated):\n\n" + \
             "\n".join(f"- {line}" for line in describe_divergence(diverged)) + "\n"
+    if partial_text:
+        md = md.rstrip("\n") + f"\n\n{partial_text}: " + ", ".join(not_run) + ".\n"
     write_text(base.with_suffix(".md"), md.rstrip("\n") + f"\n\n{stamp}.\n" if stamp else md)
     written.append(base.with_suffix(".md"))
     _log(f"{slug}/{fig_id}: wrote {', '.join(p.name for p in written)}")
@@ -257,6 +283,21 @@ def _diverged_rows(fig_id: str, diverged: dict) -> list[dict]:
     return [dict(figure=fig_id, panel=MARKER, series=where, x=float("nan"), metric=MARKER,
                  value=v if v == v else float("inf"), seed=-1, run_id=rid)
             for rid, hits in sorted(diverged.items()) for where, v in hits]
+
+
+def _partial_text(not_run: list[str], total: int, profile: str) -> str:
+    if not not_run:
+        return ""
+    return (f"PARTIAL: {len(not_run)} of {total} runs not run at this scale ({profile} profile); the rows cover the "
+            f"configurations whose runs all exist")
+
+
+def _stamp_partial(figure, text: str) -> None:
+    """A note at the top of a table rendered from part of its runs."""
+    from repro.plotting import fit_text
+
+    t = figure.text(0.01, 1.0, text, ha="left", va="bottom", fontsize=7, color="#805000", transform=figure.transFigure)
+    fit_text(figure, t, 0.98 * figure.get_figwidth() * figure.dpi)
 
 
 def _stamp_divergence(figure, diverged: dict) -> None:

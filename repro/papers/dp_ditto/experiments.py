@@ -458,7 +458,8 @@ def figures(params: dict) -> list[FigureSpec]:
     out.append(FigureSpec(SLUG, PRIVACY_ID, "Nominal and certified epsilon of every private configuration run",
                           "Per private configuration run: the paper's nominal eps (eq. (8)) beside the eps an RDP accountant "
                           "certifies for the Gaussian uploads, under four readings of the sensitivity.",
-                          runs=[trained[k] for k in sorted(trained)], kind="table", paper_ref="eq. (8)"))
+                          runs=[trained[k] for k in sorted(trained)], kind="table", paper_ref="eq. (8)",
+                          rows_per_configuration=True))
     return out
 
 

@@ -273,7 +273,7 @@ def figures(params: dict) -> list[FigureSpec]:
                            "run, and the epsilon dp-accounting certifies for the mechanism executed (its real sensitivity), "
                            "under zero-out adjacency (|D_i| public, the paper's Appendix A) and under replace-one adjacency "
                            "(Sec. II-C: 'alteration of a single data sample').",
-                           runs=private, kind="table", paper_ref=""))
+                           runs=private, kind="table", paper_ref="", rows_per_configuration=True))
     return figs
 
 

@@ -319,13 +319,14 @@ def _render_tuning(fig, results, ctx):
 def _render_privacy(fig, results, ctx):
     p = ctx.params
     groups: dict = {}
-    reasons = []
+    reasons, left_out = [], {}
     for spec in fig.runs:
-        res = results[spec.run_id]
-        if is_unavailable(res):
-            reasons.append(res["reason"])
-            continue
-        groups.setdefault(privacy.configuration(spec.params, p), []).append(res)
+        groups.setdefault(privacy.configuration(spec.params, p), []).append(results[spec.run_id])
+    for cfg in list(groups):  # a configuration is certified over all its seeds or not at all
+        missing = [r["reason"] for r in groups[cfg] if is_unavailable(r)]
+        if missing:
+            reasons += missing
+            left_out[cfg.name] = f"{len(missing)} of {len(groups.pop(cfg))} runs: {missing[0]}"
     rows, body, notes = [], [], []
     for cfg, res in groups.items():
         cert = privacy.certificate(cfg, res)  # zero-out adjacency, |D_i| public (the paper's Appendix A)
@@ -366,6 +367,9 @@ def _render_privacy(fig, results, ctx):
     blocks = [(None, header, body)]
     f = draw_tables(blocks, fig.title, ctx.profile, note, width=13.5, col_widths="auto", fontsize=6.5)
     md = markdown_tables(blocks, fig.title, note) + "\nAssumptions (worst client, least private seed):\n\n" + "\n".join(notes) + "\n"
+    if left_out:
+        md += "\nConfigurations not certified (a run without a result):\n\n" + "\n".join(
+            f"- **{name}**: {why}" for name, why in left_out.items()) + "\n"
     return Rendered(df, f, md)
 
 
