@@ -20,7 +20,7 @@ certificates therefore come in four readings (``VIEWS``):
 
 For a per-client reading the worst client (smallest noise multiplier) is certified. The RDP accountant gives an
 upper bound; ``eq7_tight`` is the exact (eps, delta) of the same T Gaussian releases (what a PLD accountant
-converges to; ``tight_gaussian_epsilon``).
+converges to; ``repro.privacy.certify.tight_gaussian_epsilon``).
 """
 
 from __future__ import annotations
@@ -28,10 +28,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import log_ndtr  # log of the standard normal CDF (scipy.stats is slow to import)
 
-from repro.privacy.certify import Certificate
+from repro.privacy.certify import Certificate, tight_gaussian_epsilon
 
 VIEWS = {
     "eq7": "per upload, Delta s = 2C/|D_n| (eq. (7), the paper profile's |D_n|)",
@@ -41,28 +39,6 @@ VIEWS = {
     "sum": "sum of the N uploads only (secure aggregation; not in the paper's threat model), Delta s of eq. (7)",
 }
 PRIMARY = "eq7"
-
-
-def tight_gaussian_epsilon(z: float, releases: int, delta: float) -> float:
-    """The exact eps at ``delta`` of ``releases`` Gaussian releases with noise multiplier ``z``, no subsampling.
-
-    Their composition is one Gaussian mechanism with mu = sqrt(T) / z, whose privacy curve is
-    delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) (Balle & Wang 2018, Thm. 8); solved for eps
-    (log-space, so large eps do not overflow). dp-accounting's PLD accountant gives the same value up to its
-    discretisation, but is too slow for z < 0.05."""
-    if z <= 0:
-        return math.inf
-    mu = math.sqrt(int(releases)) / float(z)
-
-    def excess(e):
-        return math.exp(log_ndtr(-e / mu + mu / 2)) - math.exp(e + log_ndtr(-e / mu - mu / 2)) - float(delta)
-
-    if excess(0.0) <= 0:
-        return 0.0
-    hi = 1.0
-    while excess(hi) > 0:
-        hi *= 2
-    return float(brentq(excess, 0.0, hi, xtol=1e-10, rtol=1e-12))
 
 
 def job_certificates(epsilon: float, clip: float, rounds: int, delta: float, sigma: list[float], split: list[int],

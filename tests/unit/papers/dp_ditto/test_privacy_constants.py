@@ -74,19 +74,6 @@ def test_search_handles_a_violated_assumption():
     assert t_star == 1 and math.isfinite(h_star)
 
 
-def test_tight_gaussian_epsilon_matches_the_pld_accountant_and_is_below_rdp():
-    from repro.privacy.certify import certified_gaussian_epsilon
-
-    for z, T in ((0.96, 2), (0.96, 20), (4.0, 1)):
-        tight = pv.tight_gaussian_epsilon(z, T, 0.01)
-        pld = certified_gaussian_epsilon(z, 1.0, T, 0.01, accountant="pld")
-        assert tight == pytest.approx(pld, rel=2e-3)  # PLD: discretisation 1e-3, pessimistic
-        assert tight <= pld + 1e-9
-        assert tight < certified_gaussian_epsilon(z, 1.0, T, 0.01)  # RDP is an upper bound
-    # T releases at multiplier z equal one release at z / sqrt(T)
-    assert pv.tight_gaussian_epsilon(0.5, 4, 1e-5) == pytest.approx(pv.tight_gaussian_epsilon(0.25, 1, 1e-5), rel=1e-9)
-
-
 def test_job_certificates_carry_the_tight_reading():
     c = pv.job_certificates(1.0, 20.0, 2, 0.01, sigma=[0.9597 * 2 * 20 / 2625] * 3, split=[2625] * 3, held=[100] * 3)
     assert c["eq7_tight"].certified_epsilon < c["eq7"].certified_epsilon
