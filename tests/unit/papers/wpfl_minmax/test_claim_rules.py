@@ -98,6 +98,30 @@ def test_theorem1_one_release_delta_is_q():
     assert C.theorem1_delta_one_release({}, {**p, "sampling_rate_q": 1e-6}).verdict == "reproduced"
 
 
+def test_quantized_release_delta_without_sampling():
+    """q = 1 (what was run): noise far below the clip separates +C from -C (delta 1); noise far above it hides them."""
+    assert C.quantized_release_delta(7.0, 0.004, 16, 1.0, q=1.0) == pytest.approx(1.0, abs=1e-9)
+    assert C.quantized_release_delta(7.0, 700.0, 16, 1.0, q=1.0) < 1e-3
+    assert C.quantized_release_delta(7.0, 5.0, 16, 1.0, q=0.01) < C.quantized_release_delta(7.0, 5.0, 16, 1.0, q=1.0)
+
+
+def _privacy_rows(cert: float, noise_std: float):
+    rows = []
+    for panel, t0 in (("dnn_mnist", 5), ("mlr_mnist", 5)):
+        for metric, v in (("certified_epsilon", cert), ("noise_std", noise_std), ("delta", 1e-3)):
+            rows.append(dict(figure="privacy", panel=panel, series=C.P, x=t0, metric=metric, value=v, seed=-1, run_id=""))
+    return {"privacy": pd.DataFrame(rows)}
+
+
+def test_an_rdp_bound_out_of_band_refutes_theorem1_only_where_one_quantized_release_breaks_delta_q():
+    """The RDP certificate is an upper bound: outside the factor-2 band it refutes eps_Q = 1 only where the exact
+    delta of one quantized release at eps_Q exceeds delta_Q; otherwise the part is inconclusive."""
+    p = ex.load_params("wpfl_minmax", "paper")
+    assert C.certified_epsilon_of_table2_noise(_privacy_rows(3e7, 0.004), p).verdict == "not_reproduced"
+    assert C.certified_epsilon_of_table2_noise(_privacy_rows(3.0, 2000.0), p).verdict == "inconclusive"
+    assert C.certified_epsilon_of_table2_noise(_privacy_rows(1.2, 2000.0), p).verdict == "reproduced"
+
+
 def _sched_rows(figure, gain, seeds=(0, 1, 2), t0s=(5, 10, 15, 20)):
     """Fig. 3 accuracy rows: Proposed at 0.6 + gain, every scheduler at 0.6 (a little seed and T0 jitter)."""
     rows = []
