@@ -782,9 +782,11 @@ def _channel_cf(t, km_high: bool):
                          "conditions, as well as the privacy requirement' (Sec. I); 'the effect of the DP noise ... depends "
                          "on the uplink and downlink channel conditions ... and can vary among clients' (Sec. V-B)",
               tests="per configuration and seed, the relative spread (max - min) / mean of the eta_P and of the lambda that "
-                    "P7 (39) chose over every client and round of training, at the X of (34) that occur there: P7 adapts "
-                    "if either spread is > 0 (the paper prints no size; the package's reading 'material above 5 %' and the "
-                    "spread between the limits X -> 0 and X -> inf are reported beside)",
+                    "P7 (39) chose over every client and round of training (logged to 6 significant digits), and of the "
+                    "eta_P P7 gives at full precision over the X of (34) that occur there: the larger of the two. The paper "
+                    "prints no size for 'adapting', so two readings, a verdict only where both give it (rule 4): any "
+                    "movement (> 0) and the package's 'material' (> 5 %); the spread between the limits X -> 0 and X -> inf "
+                    "is reported beside",
               refute=lambda t, p: (_p7_chosen(t, 0.0), p),
               support=lambda t, p: (_p7_chosen(t, 0.1), p))
 def p7_adapts_per_client(tables, params):
@@ -792,14 +794,22 @@ def p7_adapts_per_client(tables, params):
     t = t[t["metric"].isin(("eta_p_rel_spread", "lambda_rel_spread"))]
     if t.empty:
         raise MissingData("p7: no spread of the eta_P, lambda chosen in training")
-    parts, reading = {}, {}
+    response = _p7_response(tables["p7"])
+    anyp, material = {}, {}
     for (c, seed), g in t.groupby([t["panel"].astype(str), "seed"]):
+        key = f"{c} seed {int(seed)}"
         spread = g.groupby("metric")["value"].max()
-        top = float(spread.max())
-        parts[f"{c} seed {int(seed)}"] = exact_holds(top > 0, regenerated={k: float(f"{v:.3g}") for k, v in spread.items()},
-                                                     expected="> 0", reason=f"largest relative spread chosen in training = {top:.3g}")
-        reading[f"{c} seed {int(seed)}"] = top > MATERIAL_ADAPTATION
-    ev = combine(parts)
+        top = max(float(spread.max()), response.get(key, 0.0))  # the logs round a spread below ~1e-6 to 0
+        shown = {**{k: float(f"{v:.3g}") for k, v in spread.items()}, "eta_p_response": response.get(key)}
+        why = f"largest relative spread = {top:.3g} (chosen in training, or P7's response over the X met there)"
+        anyp[key] = exact_holds(top > 0, regenerated=shown, expected="> 0", reason=why)
+        material[key] = exact_holds(top > MATERIAL_ADAPTATION, regenerated=shown, expected=f"> {MATERIAL_ADAPTATION:g}", reason=why)
+    ev_any, ev_mat = combine(anyp), combine(material)
+    pair = (f"any movement (> 0): {ev_any.verdict.replace('_', ' ')}; material (> {MATERIAL_ADAPTATION:g}, package reading): "
+            f"{ev_mat.verdict.replace('_', ' ')}")
+    ev = agree_across_readings(ev_mat, ev_any, pair=pair, details=ev_mat.details,
+                               names=(f"material (> {MATERIAL_ADAPTATION:g})", "any movement (> 0)"),
+                               constant="how much 'adapting' the paper means (it prints no size)")
     lim = tables["p7"]
     lim = lim[lim["series"].isin(P7_LIMITS) & (lim["metric"] == "eta_p")]
     limits = {}
@@ -807,26 +817,32 @@ def p7_adapts_per_client(tables, params):
         e = g.groupby("series")["value"].mean()
         if all(k in e for k in P7_LIMITS):
             limits[f"{c} seed {int(seed)}"] = round(float(abs(e[P7_LIMITS[0]] - e[P7_LIMITS[1]]) / e.mean()), 5)
-    response = {}
-    allp = tables["p7"]
-    for (c, seed), g in allp.groupby([allp["panel"].astype(str), "seed"]):
+    return ev.but(details={**ev.details, "any movement (> 0)": {k: e.verdict for k, e in anyp.items()},
+                           "eta_p response spread over the X range met in training (rho_G from 0 to 1)":
+                               {k: float(f"{v:.3g}") for k, v in response.items()},
+                           "eta_p spread between the limits X -> 0 and X -> inf (not what training meets)": limits})
+
+
+def _p7_response(p7) -> dict[str, float]:
+    """Relative spread of the eta_P P7 gives (full precision) over the X of (34) met in training, per configuration and
+    seed (the rows "response to X" inside the constants' x_operating_min ... x_operating_max)."""
+    out = {}
+    for (c, seed), g in p7.groupby([p7["panel"].astype(str), "seed"]):
         k = g[g["series"] == "constants"].set_index("metric")["value"]
         r = g[(g["series"] == "response to X") & (g["metric"] == "eta_p")]
         if {"x_operating_min", "x_operating_max"} <= set(k.index) and not r.empty:
             x = pd.to_numeric(r["x"])
             v = r[(x >= k["x_operating_min"]) & (x <= k["x_operating_max"])]["value"]
             if len(v):
-                response[f"{c} seed {int(seed)}"] = float(f"{(v.max() - v.min()) / v.mean():.3g}")
-    return ev.but(details={**ev.details, f"package reading: material (> {MATERIAL_ADAPTATION:g})": reading,
-                           "eta_p response spread over the X range met in training (rho_G from 0 to 1)": response,
-                           "eta_p spread between the limits X -> 0 and X -> inf (not what training meets)": limits})
+                out[f"{c} seed {int(seed)}"] = float((v.max() - v.min()) / v.mean())
+    return out
 
 
 def _p7_chosen(t, value):
-    """Counterfactual: the spreads P7 chose in training set to ``value``."""
+    """Counterfactual: the spreads P7 chose in training, and P7's response over the X met there, set to ``value``."""
     for m in ("eta_p_rel_spread", "lambda_rel_spread"):
         t = edit(t, "p7", lambda v: v * 0 + value, series="chosen in training", metric=m)
-    return t
+    return edit(t, "p7", lambda v: v * 0 + 1.0, series="response to X", metric="eta_p")  # flat: no response
 
 
 P7_LIMITS = ("limit gradient_term_only", "limit noise_term_only")
@@ -1509,7 +1525,11 @@ def psi_and_eps_monotonicity(tables, params):
     d = np.diff(th.psi_pl(0.1, np.geomspace(1e-4, 2, 2000)))
     shape = "decrease-increase" if (d[0] < 0 and d[-1] > 0) else ("increase-decrease" if d[0] > 0 and d[-1] < 0 else "other")
     printed = params.get("_psi_shape", "increase-decrease")
-    return exact_holds(eps_dec and psi_inc_eta and shape == printed, regenerated=shape, expected=printed,
+    failing = [what for what, ok in (("eps_P decreasing in lambda", eps_dec), ("Psi increasing in eta", psi_inc_eta),
+                                     (f"Psi in lambda: {printed}", shape == printed)) if not ok]
+    why = (f"(30b) Psi = (eta^2 + 1) lambda^2 + eta^3 / lambda is convex in lambda > 0, its minimum at lambda* = eta / "
+           f"(2 (eta^2 + 1))^(1/3) inside (0, 2) for eta in (0, 1): it {shape.replace('-', 's, then ')}s in lambda")
+    return exact_holds(not failing, regenerated=shape, expected=printed, reason=why + (f"; fails: {', '.join(failing)}" if failing else ""),
                        details={"eps_P decreasing in lambda (mu = 0.27)": eps_dec, "Psi increasing in eta": psi_inc_eta,
                                 "Psi in lambda": shape})
 
@@ -1597,8 +1617,8 @@ REGIME_FREE = ("C22", "C23", "C41", "C33", "C34", "C35", "C36", "C37")
 QUICK_PRESERVED = {  # (C2, C7 agreed too, but quick runs no tau = 1: not evaluated there, _at_both_readings)
     "C11": "reproduced at both scales on the DNN and MLR panels: log10(rho Random / rho KM) 11.5 [4.5, 18.5] quick, "
            "13.1 [13.0, 13.3] paper",
-    "C12": "not reproduced at both scales: the eta_P and lambda P7 chose in training have relative spread 0 (MLR) and "
-           "<= 6e-6 (DNN) in quick and paper runs",
+    "C12": "not evaluated at both scales (the size of 'adapting' is unstated): the eta_P and lambda P7 chooses move by "
+           "1e-9 - 5e-8 (MLR) and 3e-6 - 6e-6 (DNN) relative in quick and paper runs: above 0, far below 5 %",
     "C20": "not reproduced at both scales on the DNN panel: B_q 7.38 [7.05, 7.70] quick, 7.61 [7.59, 7.63] paper "
            "(Table III: 4.55)",
 }
