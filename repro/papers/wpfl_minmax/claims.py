@@ -1714,8 +1714,8 @@ TRAINED_FIGS = frozenset({"fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "table
 BER_FIGS = ("fig2", "fig3", "fig4", "fig5", "fig6", "fig7")
 BER = "literal_ber"
 BER_NOTE = ("the trainings read eq. (13) with (12)'s gamma as the SNR per symbol (ber_snr: symbol, a package departure "
-            "from the printed formula: about 8x its element error rate); the printed reading was not run at this scale "
-            "(docs/paper_cpu/PLAN.md, row 14)")
+            "from the printed formula: about 8x its element error rate); the printed reading is not judged at this scale "
+            "until all its groups are run (figure literal_ber; docs/paper_cpu/PLAN.md, row 14)")
 BER_READING_NOTE = ("; judged with eq. (13)'s SNR per symbol (the package's reading) and as printed (the literal_ber "
                     "figure, where run); a verdict only where both give it (judging rule 4)")
 
