@@ -1,7 +1,6 @@
 """Batch jobs (repro.experiment, "Jobs"): several short runs in one process, each with exactly its own result."""
 
 import os
-import shutil
 
 import pytest
 
@@ -10,12 +9,6 @@ from repro import experiment as ex
 SLUG = "ota_jammer"  # the paper that packs its training runs (runs_per_job 10 in quick and smoke)
 
 
-@pytest.fixture
-def tmp_root(tmp_path, project_root, monkeypatch):
-    shutil.copytree(project_root / "config", tmp_path / "config")
-    shutil.rmtree(tmp_path / "config" / "profiles", ignore_errors=True)  # a local override must not leak in
-    monkeypatch.setenv("REPRO_ROOT", str(tmp_path))
-    return tmp_path
 
 
 def test_every_run_is_in_exactly_one_job_of_at_most_runs_per_job_runs():

@@ -16,12 +16,6 @@ from repro.results import read_run_result
 SLUG, FIG = "age_dp", "fig2"  # four cheap analytic / Monte Carlo runs under smoke
 
 
-@pytest.fixture
-def tmp_root(tmp_path, project_root, monkeypatch):
-    shutil.copytree(project_root / "config", tmp_path / "config")
-    shutil.rmtree(tmp_path / "config" / "profiles", ignore_errors=True)
-    monkeypatch.setenv("REPRO_ROOT", str(tmp_path))
-    return tmp_path
 
 
 def test_foreign_run_file_is_refused_by_the_figure_then_recomputed(tmp_root, capsys):

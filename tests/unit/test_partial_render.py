@@ -1,7 +1,6 @@
 """A table of independent configurations rendered from the runs that exist (``repro figure --no-run --partial``):
 the missing runs are "not run at this scale", the table says so, and only such tables accept it."""
 
-import shutil
 
 import pytest
 
@@ -11,12 +10,6 @@ from repro import pipeline
 SLUG = "ota_jammer"  # its privacy table has one row per configuration; fig9's synthetic runs are cheap in smoke
 
 
-@pytest.fixture
-def tmp_root(tmp_path, project_root, monkeypatch):
-    shutil.copytree(project_root / "config", tmp_path / "config")
-    shutil.rmtree(tmp_path / "config" / "profiles", ignore_errors=True)  # a local override must not leak in
-    monkeypatch.setenv("REPRO_ROOT", str(tmp_path))
-    return tmp_path
 
 
 def test_only_tables_of_independent_configurations_render_partially(tmp_root):
