@@ -1,0 +1,57 @@
+"""dp_ditto's ordering checks (claims 8, 11.a, 14.a-c, 15.a-b) are one sign test over every (replicate, adjacent
+level) step (judging rule 8), not "every replicate monotone": one swapped step among many no longer blocks a verdict,
+a tie is dropped rather than counted as a loss, and a value censored at a grid edge votes only where its order is
+known."""
+
+import numpy as np
+import pandas as pd
+
+from repro.papers.dp_ditto.claims import _ordered
+
+XS = [1, 2, 3, 4, 5, 6, 7, 8]
+
+
+def _curves(rows):
+    return pd.DataFrame(rows, columns=XS[: len(rows[0])], dtype=float)
+
+
+def test_one_swapped_step_among_many_still_reproduces():
+    rows = [list(range(8)) for _ in range(3)]
+    rows[1][3], rows[1][4] = rows[1][4], rows[1][3]  # one step of 21 against the paper
+    ev = _ordered(_curves(rows), "positive")
+    assert ev.verdict == "reproduced"
+    assert ev.details["on_paper_side"] == 20 and ev.details["against"] == 1
+    assert ev.details["replicates_monotone"] == 2  # the old rule (every replicate monotone) would not have passed
+
+
+def test_the_opposite_trend_is_not_reproduced():
+    ev = _ordered(_curves([list(range(8, 0, -1)) for _ in range(3)]), "positive")
+    assert ev.verdict == "not_reproduced" and ev.effect == 0.0
+
+
+def test_few_steps_cannot_decide():
+    # 3 steps all on the paper's side: Clopper-Pearson lower bound 0.29 < 1/2
+    ev = _ordered(_curves([[0, 1], [0, 1], [0, 1]]), "positive")
+    assert ev.verdict == "inconclusive" and ev.interval.low < 0.5
+
+
+def test_ties_are_dropped_not_counted_as_losses():
+    rows = [[0, 0, 1, 2, 3, 3, 4, 5] for _ in range(3)]
+    ev = _ordered(_curves(rows), "positive", ties_ok=True)
+    assert ev.verdict == "reproduced"
+    assert ev.details["ties"] == 6 and ev.details["against"] == 0
+
+
+def test_a_censored_value_votes_only_against_interior_values():
+    inf = np.inf
+    # T* censored (+inf) at the first two levels, then falling: inf->inf no vote, inf->120 and 120->100 vote "falls"
+    rows = [[inf, inf, 120, 100, 100, 80, 60, 40] for _ in range(3)]
+    ev = _ordered(_curves(rows), "negative", ties_ok=True)
+    assert ev.details["steps_between_missing_values"] == 3  # one inf-inf step per replicate
+    assert ev.details["on_paper_side"] == 15 and ev.details["against"] == 0 and ev.details["ties"] == 3
+    assert ev.verdict == "reproduced"
+
+
+def test_every_value_censored_at_one_edge_is_not_evaluated():
+    ev = _ordered(_curves([[np.inf] * 8 for _ in range(3)]), "negative", ties_ok=True)
+    assert ev.verdict == "not_evaluated" and "censored" in ev.reason
