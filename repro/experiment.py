@@ -170,6 +170,10 @@ class RunContext:
     #: per sub-job of :meth:`resumable`: where and how it was computed (device, torch, seconds), or that it was
     #: kept from an earlier execution (with the provenance stored then); the pipeline writes it into the result
     sub_jobs: dict = field(default_factory=dict)
+    # progress bookkeeping: work reported since a kept sub-job came back counts as kept (no time spent on it)
+    _kept_work: float = field(default=0.0, repr=False)
+    _last_done: float = field(default=0.0, repr=False)
+    _last_kept: bool = field(default=False, repr=False)
 
     def streams(self, spec: RunSpec):
         from repro.engine.rng import RngStreams
@@ -200,22 +204,30 @@ class RunContext:
                 self.log(f"sub-job {key} kept from an earlier, interrupted execution")
                 self.sub_jobs[key] = {**kept.get("provenance", {"device": "not recorded (kept part written before "
                                                                           "provenance was stored)"}), "kept": True}
+                self._last_kept = True
                 return kept["result"]
         t0, c0 = time.perf_counter(), time.process_time()
         result = compute()
         prov = {**compute_provenance(self.device), "wall_s": round(time.perf_counter() - t0, 3),
                 "cpu_s": round(time.process_time() - c0, 3)}
         self.sub_jobs[key] = {**prov, "kept": False}
+        self._last_kept = False
         if isinstance(result, dict) and result.get("status", "ok") == "ok":
             write_json(path, {**doc, "result": result, "provenance": prov})
         return result
 
     def progress(self, done: float, total: float, what: str = "") -> str:
-        """Log ``what done/total``, the elapsed time and the ETA (linear in the work done since the run
-        started; ``done``/``total`` in any unit of work: rounds, jobs, rounds x jobs). Returns the line."""
+        """Log ``what done/total``, the elapsed time and the ETA (linear in the work computed since the run
+        started; ``done``/``total`` in any unit of work: rounds, jobs, rounds x jobs). Work reported right after
+        :meth:`resumable` returned a kept sub-job took no time and does not enter the rate, so a resumed run's ETA
+        is not the kept share's. Returns the line."""
         elapsed = time.monotonic() - self.started
+        if self._last_kept:
+            self._kept_work += max(done - self._last_done, 0.0)
+        self._last_done, self._last_kept = done, False
         frac = min(max(done / total, 0.0), 1.0) if total > 0 else 1.0
-        eta = elapsed * (1 - frac) / frac if frac > 0 else float("nan")
+        computed = done - self._kept_work
+        eta = elapsed * max(total - done, 0.0) / computed if computed > 0 else float("nan")
         line = (f"{what + ' ' if what else ''}{done:g}/{total:g} ({100 * frac:.0f} %), elapsed {_hms(elapsed)}, "
                 f"ETA {_hms(eta)}")
         self.log(line)

@@ -158,7 +158,8 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
         a, l_ = _evaluate(model, w, train, test, eval_loss)
         acc.append(a), loss.append(l_)
         if (m + 1) % max(1, M // 4) == 0 or m == M - 1:
-            log(f"round {m + 1}/{M}: test acc {a:.4f}, train loss {l_:.4f} ({time.perf_counter() - t0:.1f}s)")
+            lost = f", train loss {l_:.4f}" if eval_loss else ""  # the loss is evaluated only where a figure plots it
+            log(f"round {m + 1}/{M}: test acc {a:.4f}{lost} ({time.perf_counter() - t0:.1f}s)")
 
     out = {"status": "ok", "algorithm": algo, "mode": mode, "local_rule": rule, "rounds": list(range(1, M + 1)),
            "test_acc": acc, "train_loss": loss if eval_loss else [], "init_test_acc": a0, "init_train_loss": l0,
