@@ -108,7 +108,11 @@ def _verdict_cell(c: dict, v: str, recs: list[Record] | None = None) -> str:
         why = not_evaluated_counts([r.claim for r in recs or [] if r.verdict == "not_evaluated" and r.claim])
         parts = [f"{_SHORT_REASON.get(k, k)} {m}" for k, m in why.items() if m]
         return f"{n} ({', '.join(parts)})" if parts else str(n)
-    return f"{n} ({at_paper} paper)" if at_paper else str(n)
+    notes = [f"{at_paper} paper"] if at_paper else []
+    if v == "reproduced":  # a calibration or construction the run sets itself is not an empirical reproduction
+        built = sum(1 for r in recs or [] if r.verdict == v and (r.claim or {}).get("details", {}).get("by_construction"))
+        notes += [f"{built} by construction"] if built else []
+    return f"{n} ({'; '.join(notes)})" if notes else str(n)
 
 
 def record_table_markdown(slugs=None, link=True) -> str:

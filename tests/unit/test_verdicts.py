@@ -258,3 +258,16 @@ def test_not_reproduced_on_opposite_sides_of_a_continuous_constant_do_not_agree(
     assert cl.not_evaluated_category(ev.reason) == "constant"
     assert cl.agree_across_readings(above, far_above, continuous=True, **kw).verdict == "not_reproduced"
     assert cl.agree_across_readings(above, below, **kw).verdict == "not_reproduced"
+
+
+def test_record_table_counts_reproductions_by_construction_apart():
+    from repro.record import Record, _verdict_cell, counts
+
+    def rec(cid, verdict, built=False):
+        claim = {"details": {"by_construction": True}} if built else {"details": {}}
+        return Record("p", cid, verdict, "paper", verdict, verdict, claim)
+
+    recs = [rec("C1", "reproduced", built=True), rec("C2", "reproduced"), rec("C3", "not_reproduced")]
+    c = counts(recs)
+    assert _verdict_cell(c, "reproduced", recs) == "2 (2 paper; 1 by construction)"
+    assert _verdict_cell(c, "not_reproduced", recs) == "1 (1 paper)"

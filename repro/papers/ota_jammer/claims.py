@@ -48,7 +48,6 @@ PAPER_KAPPA = 7.0               # Sec. V-A: "a factor of 7 times the theoretical
 CLOSED_FORM_RTOL = 1e-9         # closed forms: rounding only
 ZERO_RTOL = 1e-9                # a closed-form difference that is 0 by construction: |value| <= 1e-9 x its scale
 POWER_SLACK = 1e-5              # ||x_i||^2 / P_i <= 1 + slack: float32 rounding of a clipped update's norm (d = 155,830)
-POWER_RTOL = 0.05               # "without affecting transmission": clients' mean transmit power within 5 %
 GAIN = 0.0                      # "outperforms": the accuracy gap's interval lies above 0
 ROBUST_TOL_RANGE = (0.01, 0.05)  # "robust learning performance" prints no number: package reading, scanned (rule 4):
                                  # private within 1 ... 5 accuracy points of the non-private reference
@@ -156,11 +155,15 @@ def _gap(tables, fig, a, b, params, metric="test_acc", sign=1.0, last=False, fig
 
 
 def _judge(gaps: dict, threshold: float = GAIN, reason: str = ""):
-    """Every per-seed gap series in ``gaps`` above ``threshold``; k > 1 parts at the Bonferroni level."""
+    """Every per-seed gap series in ``gaps`` above ``threshold``; k > 1 parts at the Bonferroni level. A part whose
+    gaps are all exact ties (two identical runs, zeroed by :func:`_gap`) is a degenerate comparison (rule 5), not a loss."""
     k = len(gaps)
     parts = {}
     for name, g in gaps.items():
         above = int((np.asarray(g, dtype=float) > threshold).sum())
+        if threshold == 0.0 and np.all(np.asarray(g, dtype=float) == 0.0):
+            parts[name] = not_evaluated(f"{name}: every seed's gap is an exact tie (identical runs)", category="degenerate")
+            continue
         parts[name] = direction(g, expect="positive", threshold=threshold, level=_level(k),
                                 details={"seeds_above_threshold": f"{above}/{len(g)}"})
     if k == 1:
@@ -168,7 +171,7 @@ def _judge(gaps: dict, threshold: float = GAIN, reason: str = ""):
         return ev.but(reason="; ".join(r for r in (reason, ev.reason) if r))
     why = f"Bonferroni: each of {k} parts at the {100 * _level(k):.3g} % level"
     ev = combine(parts, reason="; ".join(r for r in (reason, why) if r))
-    ev.details["seeds_above_threshold"] = {n: e.details["seeds_above_threshold"] for n, e in parts.items()}
+    ev.details["seeds_above_threshold"] = {n: e.details.get("seeds_above_threshold", "tie") for n, e in parts.items()}
     return ev
 
 
@@ -255,7 +258,7 @@ def no_cj_epsilon(tables, params):
     e = np.concatenate([_scalar(tables, "fig2", "epsilon", s) for s in (UPC, PROX, AVG)])
     worst = e[np.argmax(np.abs(e - PAPER_EPS_NO_CJ))]
     return exact(worst, PAPER_EPS_NO_CJ, rtol=CLOSED_FORM_RTOL, reason="calibration (input), not a privacy guarantee",
-                 details={"runs": len(e)})
+                 details={"runs": len(e), "by_construction": True})
 
 
 @CLAIMS.claim("C2", figures="fig4", kind="number",
@@ -320,6 +323,7 @@ def jammer_at_seven_times_bound(tables, params):
                             "eq21_variance_reading": float(np.max(_scalar(tables, "fig6", "epsilon_variance_reading", s)))}
     ev = combine(parts, reason=f"{BY_CONSTRUCTION} (the runs apply 7x); the operating points are an observation, not a failure")
     ev.details["operating_points"] = points
+    ev.details["by_construction"] = True
     return ev
 
 
@@ -332,7 +336,7 @@ def jammer_at_seven_times_bound(tables, params):
 def iid_epsilon(tables, params):
     e = _scalar(tables, "fig9", "epsilon", IID_LABEL)
     return exact(e[np.argmax(np.abs(e - PAPER_EPS_IID))], PAPER_EPS_IID, rtol=CLOSED_FORM_RTOL,
-                 reason="calibration (input), not a privacy guarantee")
+                 reason="calibration (input), not a privacy guarantee", details={"by_construction": True})
 
 
 @CLAIMS.claim("C7", figures=("fig2", "fig6", "fig7", "fig8", "fig9"), kind="exact",
@@ -652,11 +656,18 @@ def _cj_set(delta, only_first=False):
                          "FedProx and FedAvg in performance' (Sec. V-A, Figs 6-8)",
               tests="at the paper's setting (E = 20, M = 80; rule 1), per jammer target and seed, test accuracy averaged "
                     "over all rounds: Upcycled-FL (Fig. 6) minus FedProx (Fig. 7) and minus FedAvg (Fig. 8), both at the "
-                    "paper's server step 1, each > 0 (Bonferroni over the 6 parts)",
-              refute=_chain(_as_paper(), _cj_set(-NEAR, only_first=True)), support=_chain(_as_paper(), _cj_set(NEAR)))
+                    "paper's server step 1: one sign test pooled over the target x baseline x seed differences (rule 8; "
+                    "with 3 seeds, 6 Bonferroni parts would need t > 10.9 each), the Clopper-Pearson interval of the "
+                    "share > 0 against 1/2; the mean gap per part in the details",
+              refute=_chain(_as_paper(), _cj_set(-NEAR)), support=_chain(_as_paper(), _cj_set(NEAR)))
 def upcycled_best_with_cj(tables, params):
     gaps = _upc_vs_each(tables, params)
-    return _regime_guard(params, E1_REVERSAL, gaps_this_profile=_rounded(gaps)) or _judge(gaps, reason=STEP_NOTE)
+    guard = _regime_guard(params, E1_REVERSAL, gaps_this_profile=_rounded(gaps))
+    if guard:
+        return guard
+    ev = sign_test(np.concatenate([np.asarray(g, dtype=float) for g in gaps.values()]), reason=STEP_NOTE)
+    ev.details["mean_gap_per_part"] = {n: round(float(np.mean(g)), 6) for n, g in gaps.items()}
+    return ev
 
 
 # ---- synthetic i.i.d. (Figs 9-10) ---------------------------------------------------------------------------
@@ -785,24 +796,26 @@ def proposed_beats_baseline_certified(tables, params):
                          "(abstract; conclusion)",
               tests="Holds by construction (the jammer is a separate transmitter and the clients' power control does not "
                     "see it; not an empirical reproduction): the clients' transmissions are unaffected by the jammer: per "
-                    "seed, the clients' transmit power "
-                    "||x_i||^2/P_i averaged over clients and rounds with the jammer (at its bound, each target of "
-                    "bound_cj_epsilons) over without it (FedAvg), within 1 +- 5 % in every seed. Details: the accuracy of reaching "
-                    "the same eps with receiver noise only (smaller alpha_u, fewer clients' signal) and the jammer's "
-                    "power over a client's budget",
+                    "seed, the clients' transmit power ||x_i||^2/P_i averaged over clients and rounds in the paper's "
+                    "runs (Fig. 8, the jammer at 7x its bound, each target) over without it (FedAvg), 1 within float "
+                    "rounding (1e-5; the paper prints no tolerance). Details: the accuracy of reaching the same eps with "
+                    "receiver noise only (smaller alpha_u, fewer clients' signal) and the jammer's power over a "
+                    "client's budget, from the package's runs with the jammer at its bound",
               refute=lambda t, p: (edit(t, "fig8", lambda v: v * 0.5, panel="privacy", metric="tx_power_ratio_mean",
-                                        series=cj_series(p["bound_cj_epsilons"][0], 1.0)), p),
+                                        series=cj_series(p["cj_epsilons"][0])), p),
               support=lambda t, p: (_same_power(t, p), p))
 def jammer_keeps_transmission(tables, params):
     parts, details = {}, {}
     base = _per_run(tables, "fig8", NO_CJ_LABEL, "tx_power_ratio_mean")
-    for e in params["bound_cj_epsilons"]:
-        s = cj_series(e, 1.0)
+    for e in params["cj_epsilons"]:
+        s = cj_series(e)
         ratio = (_per_run(tables, "fig8", s, "tx_power_ratio_mean") / base).dropna()
         if set(int(v) for v in ratio.index) != set(int(v) for v in params["seeds"]):
             raise MissingData(f"fig8: transmit power of {s!r} and of {NO_CJ_LABEL!r} not on every seed {list(params['seeds'])}")
         worst = float(ratio.iloc[int(np.argmax(np.abs(ratio.to_numpy() - 1.0)))])
-        parts[f"eps {e:g}"] = exact(worst, 1.0, rtol=POWER_RTOL, details={"ratio_per_seed": [round(float(v), 6) for v in ratio]})
+        parts[f"eps {e:g}"] = exact(worst, 1.0, rtol=POWER_SLACK, details={"ratio_per_seed": [round(float(v), 9) for v in ratio]})
+    for e in params["bound_cj_epsilons"]:
+        s = cj_series(e, 1.0)
         try:
             co = channel_only_series(e)
             details[f"eps {e:g}"] = {
@@ -828,9 +841,9 @@ def _per_run(tables, fig, series, metric):
 def _same_power(t, p):
     """Counterfactual: the jammer runs' clients transmit exactly the power of the runs without it."""
     base = _per_run(t, "fig8", NO_CJ_LABEL, "tx_power_ratio_mean")
-    for e in p["bound_cj_epsilons"]:
+    for e in p["cj_epsilons"]:
         t = edit(t, "fig8", lambda rows: [float(base[int(s)]) for s in rows["seed"]], rows=True, panel="privacy",
-                 series=cj_series(e, 1.0), metric="tx_power_ratio_mean")
+                 series=cj_series(e), metric="tx_power_ratio_mean")
     return t
 
 
