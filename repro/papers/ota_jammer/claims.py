@@ -4,7 +4,7 @@ Learning-curve claims are judged per seed on the whole curve: the test accuracy 
 averaged over all M rounds ("AUC"), paired across methods within a seed (common random numbers),
 with the Student-t interval over seeds; where the paper's words concern the end of training, also on
 the last quarter of the rounds. A claim that needs several parts to hold judges each part at the
-Bonferroni-adjusted level 1 - 0.05/k. Pairs are formed only on the full seed set (``params["seeds"]``).
+Bonferroni-adjusted level 1 - 0.05/k. Pairs are formed only on the full seed set of the figure.
 Privacy claims compare the paper's printed numbers with eq. (21) evaluated on the noise the runs
 actually used (calibration checks), or with the epsilon certified for what was trained (privacy table).
 
@@ -113,18 +113,21 @@ def _level(k: int) -> float:
 
 
 def _auc(tables, fig: str, series: str, params, metric: str = "test_acc", last: bool = False):
-    """Per seed: ``metric`` averaged over all rounds (``last``: over the last quarter of them). Refuses a
-    seed set other than ``params["seeds"]`` (no silent pairing on fewer seeds)."""
+    """Per seed: ``metric`` averaged over all rounds (``last``: over the last quarter of them), on the figure's own
+    seed set (every seed any of its curves was drawn with: Figs. 9-10 run all 10 trials, the CPU override draws
+    Figs. 2-8 with 3). Refuses a series that lacks one of them (no silent pairing on fewer seeds)."""
+    curves = need(tables, fig, panel="curve")
+    seeds = sorted(int(v) for v in curves["seed"].unique())
     df = need(tables, fig, panel="curve", series=series, metric=metric)
     if last:
         x = df["x"].astype(float)
         n_last = max(1, math.ceil(LAST_SHARE * (x.max() - x.min() + 1)))
         df = df[x > x.max() - n_last]
     s = per_seed(df)
-    missing = sorted(set(int(v) for v in params["seeds"]) - set(int(v) for v in s.index))
+    missing = sorted(set(seeds) - set(int(v) for v in s.index))
     if missing:
-        raise MissingData(f"{fig}/{series}: seeds {missing} of {list(params['seeds'])} missing; not pairing on fewer seeds")
-    return s.loc[[int(v) for v in params["seeds"]]]
+        raise MissingData(f"{fig}/{series}: seeds {missing} of the figure's {seeds} missing; not pairing on fewer seeds")
+    return s.loc[seeds]
 
 
 def _scalar(tables, fig: str, metric: str, series=None):
@@ -149,8 +152,12 @@ def _regime(tables, setting: str, metric: str) -> float:
 
 
 def _gap(tables, fig, a, b, params, metric="test_acc", sign=1.0, last=False, fig_b=None):
-    """Per-seed ``sign * (AUC(a) - AUC(b))`` (``fig_b``: b's figure, default ``fig``)."""
-    g = sign * (_auc(tables, fig, a, params, metric, last) - _auc(tables, fig_b or fig, b, params, metric, last))
+    """Per-seed ``sign * (AUC(a) - AUC(b))`` (``fig_b``: b's figure, default ``fig``, drawn with the same seeds)."""
+    ga, gb = _auc(tables, fig, a, params, metric, last), _auc(tables, fig_b or fig, b, params, metric, last)
+    if list(ga.index) != list(gb.index):
+        raise MissingData(f"{fig} and {fig_b} were drawn with different seeds ({list(ga.index)} vs {list(gb.index)}): "
+                          "not pairing them")
+    g = sign * (ga - gb)
     return g.where(g.abs() > TIE_ATOL, 0.0)  # float rounding of identical runs is a tie, not a sign
 
 
