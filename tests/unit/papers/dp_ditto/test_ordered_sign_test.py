@@ -47,7 +47,7 @@ def test_a_censored_value_votes_only_against_interior_values():
     # T* censored (+inf) at the first two levels, then falling: inf->inf no vote, inf->120 and 120->100 vote "falls"
     rows = [[inf, inf, 120, 100, 100, 80, 60, 40] for _ in range(3)]
     ev = _ordered(_curves(rows), "negative", ties_ok=True)
-    assert ev.details["steps_between_missing_values"] == 3  # one inf-inf step per replicate
+    assert ev.details["steps_without_vote_censored"] == 3  # one inf-inf step per replicate
     assert ev.details["on_paper_side"] == 15 and ev.details["against"] == 0 and ev.details["ties"] == 3
     assert ev.verdict == "reproduced"
 
@@ -55,3 +55,27 @@ def test_a_censored_value_votes_only_against_interior_values():
 def test_every_value_censored_at_one_edge_is_not_evaluated():
     ev = _ordered(_curves([[np.inf] * 8 for _ in range(3)]), "negative", ties_ok=True)
     assert ev.verdict == "not_evaluated" and "censored" in ev.reason
+
+
+def test_a_replicate_trending_the_other_way_is_not_outvoted():
+    # two seeds rise at every step, one falls at every step: 58 of 87 steps favour the paper, which a sign test over
+    # steps alone calls reproduced; the seed trending the other way keeps it from "reproduced"
+    rows = [list(range(30)), list(range(30)), list(range(30, 0, -1))]
+    ev = _ordered(pd.DataFrame(rows, columns=list(range(30)), dtype=float), "positive")
+    assert ev.details["on_paper_side"] == 58 and ev.details["replicates_opposite"] == 1
+    assert ev.verdict == "inconclusive" and "trend the other way" in ev.reason
+
+
+def test_lambda_star_at_the_domain_end_two_is_exact_not_censored():
+    from repro.papers.dp_ditto import claims as C
+
+    lams = [0.001, 0.01, 0.1, 0.5, 1.0, 2.0]
+    Ts = [10, 20, 40, 80]
+    # lambda* = 2 (the paper's "no personalization" end of [0, 2]) at every T: not censored, so judged (all ties)
+    rows = [("a", f"T={T}", lam, "fairness", 1.0 if lam == 2.0 else 2.0, s) for s in (0, 1, 2) for T in Ts for lam in lams]
+    t = {"fig7": pd.DataFrame(rows, columns=["panel", "series", "x", "metric", "value", "seed"]).assign(figure="fig7", run_id="")}
+    from repro import experiment as ex
+
+    p = {**ex.load_params("dp_ditto", "paper"), "fig7_T": Ts, "fig7_lambdas": lams}
+    ev = C.lambda_star_falls_with_T(t, p)
+    assert "censored" not in ev.reason and ev.details.get("ties") == 9
