@@ -186,7 +186,7 @@ def _fairness_vs_t0(fig, results, ctx) -> Rendered:
 
 #: the ``figure`` value of a reading check's CSV rows per figure they repeat at the other reading (claims split on it)
 LITERAL_TAGS = {f: f"literal_tau:{f}" for f in ("fig2", "fig3", "fig4", "fig5", "fig6", "fig7")}
-BER_TAGS = {f: f"literal_ber:{f}" for f in LITERAL_TAGS}
+BER_TAGS = {f: f"literal_ber:{f}" for f in (*LITERAL_TAGS, "table3")}  # Table III's bits also ride on eq. (13)
 
 
 def _literal_tau(fig, results, ctx) -> Rendered:
@@ -220,6 +220,15 @@ def _reading_check(fig, results, ctx, tags, reading, empty) -> Rendered:
                                        ("jain", f"Jain's index ({reading})", sched, tags["fig4"]),
                                        ("max_test_loss", f"max PL test loss ({reading})", sched, tags["fig4"])],
                    configs=configs)
+    if "table3" in tags:  # Table III's bits from the same mechanism runs (CSV only)
+        import matplotlib.pyplot as plt
+        import pandas as pd
+
+        t3 = _table3(fig, results, ctx)
+        plt.close(t3.figure)
+        if len(t3.data):
+            drawn = Rendered(pd.concat([drawn.data, t3.data.assign(figure=tags["table3"])], ignore_index=True),
+                             drawn.figure)
     if not any(r.params.get("group") == "pfl" for r in fig.runs):
         return drawn
     pfl = FIG_SERIES["fig6"]
