@@ -77,6 +77,8 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
                          **({"sub_jobs": ctx.sub_jobs} if ctx.sub_jobs else {}), "result": result})
         if not any_unavailable(result):  # an unavailable dataset keeps the finished parts: they resume the job later
             _remove_parts(out)
+        if any_unavailable(result):  # said in the log too, not only in the result file
+            log(f"result is unavailable: {_unavailable_reasons(result)}")
         log(f"done in {elapsed:.1f} s ({cpu:.1f} s CPU)")
     return out
 
@@ -145,6 +147,13 @@ def any_unavailable(result: dict) -> bool:
     if isinstance(result, dict) and isinstance(result.get("members"), dict):
         return any(ex.is_unavailable(m["result"]) for m in result["members"].values())
     return ex.is_unavailable(result)
+
+
+def _unavailable_reasons(result: dict) -> str:
+    """The distinct reasons an unavailable result (or the unavailable members of a batch) gives."""
+    members = result["members"].values() if isinstance(result.get("members"), dict) else [{"result": result}]
+    reasons = {str(m["result"].get("reason", "unavailable")) for m in members if ex.is_unavailable(m["result"])}
+    return "; ".join(sorted(reasons))
 
 
 def run_datasets(slug: str, profile: str, run_id: str) -> list[str]:

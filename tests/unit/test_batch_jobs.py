@@ -96,7 +96,7 @@ def test_interrupted_batch_keeps_its_finished_runs(tmp_root):
     assert read_json(out)["result"]["members"][first.run_id]["result"] != {"kept": True}
 
 
-def test_a_job_without_its_dataset_keeps_the_finished_parts(tmp_root, monkeypatch):
+def test_a_job_without_its_dataset_keeps_the_finished_parts(tmp_root, monkeypatch, capsys):
     """A resumed job whose dataset is missing (e.g. the mirror not set) writes an 'unavailable' result, and the
     work an earlier execution finished stays in its parts, to be reused once the data is there."""
     from repro import pipeline
@@ -111,6 +111,7 @@ def test_a_job_without_its_dataset_keeps_the_finished_parts(tmp_root, monkeypatc
     monkeypatch.setattr(pipeline, "_execute_task", lambda *a: ex.unavailable_result("dataset unavailable: test"))
     pipeline.execute_run(SLUG, job.run_id, "smoke")
     assert pipeline.any_unavailable(read_json(out)["result"])
+    assert "result is unavailable: dataset unavailable: test" in capsys.readouterr().err  # the log says why
     assert part.exists()  # the finished member survives the data fault
     monkeypatch.setattr(pipeline, "_execute_task", real)
     pipeline.execute_run(SLUG, job.run_id, "smoke")  # the data is back: the job reruns and reuses the part

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import math
 
+import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
 from repro.experiment import Rendered, is_unavailable
 from repro.papers.wpfl_minmax.experiments import CONFIG_LABELS
@@ -221,9 +223,6 @@ def _reading_check(fig, results, ctx, tags, reading, empty) -> Rendered:
                                        ("max_test_loss", f"max PL test loss ({reading})", sched, tags["fig4"])],
                    configs=configs)
     if "table3" in tags:  # Table III's bits from the same mechanism runs (CSV only)
-        import matplotlib.pyplot as plt
-        import pandas as pd
-
         t3 = _table3(fig, results, ctx)
         plt.close(t3.figure)
         if len(t3.data):
@@ -236,9 +235,6 @@ def _reading_check(fig, results, ctx, tags, reading, empty) -> Rendered:
              _vs_t0(fig, results, ctx, [("accuracy", "PL accuracy", pfl, tags["fig6"]),
                                         ("jain", "Jain's index", pfl, tags["fig7"]),
                                         ("max_test_loss", "max PL test loss", pfl, tags["fig7"])], configs=configs)]
-    import matplotlib.pyplot as plt
-    import pandas as pd
-
     for r in extra:
         plt.close(r.figure)
     drawn.figure.text(0.5, 0.005, f"Figs. 5-7 (the PFL baselines) at {reading}: numbers in {fig.fig_id}.csv", ha="center",
