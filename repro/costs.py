@@ -188,13 +188,14 @@ def _measure_part(slug: str, part: ProbePart, profile: str, device: str, log) ->
 
 def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: str, log,
                 cache: dict | None = None, select=None, on_new=None, flops: bool = False,
-                probed_only: bool = False) -> RunCost:
+                probed_only: bool = False, usage: dict | None = None) -> RunCost:
     """Cost of one run; ``cache`` (key -> :class:`UnitCost`) shares measurements between runs (and between
     invocations when it was loaded from a store); ``select(key)`` says which parts missing from it to measure;
     ``on_new()`` is called after each new measurement (to store it); ``flops``: also count the FLOPs of the
     selected parts (two more, untimed executions per part); ``probed_only``: a run without probe parts is
     reported as not measured instead of being timed in full. A run already executed under this
-    profile (its result file records its CPU time on this device) is not probed: its record is its cost."""
+    profile (its result file records its CPU time on this device) is not probed: its record is its cost.
+    ``usage`` (key -> [jobs, rounds]) accumulates how much of each measured part this run contains."""
     cache = {} if cache is None else cache
     recorded = _recorded(slug, spec, profile, device)
     if recorded is not None:
@@ -231,6 +232,9 @@ def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: 
             continue
         c, w = unit.of(part.jobs, part.full_units)
         cpu, wall = cpu + c, wall + w
+        if usage is not None:
+            used = usage.setdefault(part.key, [0, 0])
+            used[0], used[1] = used[0] + part.jobs, used[1] + part.full_units
         counted.append(None if unit.flops is None else part.jobs * unit.fixed_flops + part.full_units * unit.flops)
     total_flops = None if not counted or None in counted else sum(counted)
     whole = len(missing) == len(probe.parts)  # nothing measured: the run is 'not measured'; else a lower bound
@@ -240,14 +244,17 @@ def measure_run(slug: str, spec: ex.RunSpec, profile: str, rounds: int, device: 
 
 
 def paper_costs(slug: str, profile: str, rounds: int, device: str, log=print, cache: dict | None = None,
-                select=None, on_new=None, flops: bool = False, probed_only: bool = False) -> tuple[dict, list, dict]:
+                select=None, on_new=None, flops: bool = False, probed_only: bool = False,
+                usage: dict | None = None) -> tuple[dict, list, dict]:
     """(run id -> RunCost, [(figure, its run ids)], key -> UnitCost) for one paper; ``cache``: measurements
-    already made (key -> UnitCost), extended in place."""
+    already made (key -> UnitCost), extended in place; ``usage``: filled with each part's jobs and rounds in the
+    probed runs (key -> [jobs, rounds])."""
     figs = ex.figure_specs(slug, profile)
     specs = ex.run_specs(slug, profile)
     costs, cache = {}, ({} if cache is None else cache)
     for rid, spec in sorted(specs.items()):
-        costs[rid] = measure_run(slug, spec, profile, rounds, device, log, cache, select, on_new, flops, probed_only)
+        costs[rid] = measure_run(slug, spec, profile, rounds, device, log, cache, select, on_new, flops, probed_only,
+                                 usage)
     per_fig = [(f, f.run_ids) for f in figs]
     for f, rids in per_fig:
         for r in rids:
@@ -303,7 +310,10 @@ def machine_line(device: str) -> str:
             f"{torch.get_num_threads()} torch thread(s) per run; {gpu}")
 
 
-def cost_markdown(results: dict, profile: str, device: str, rounds: int, machine: str | None = None) -> str:
+def cost_markdown(results: dict, profile: str, device: str, rounds: int, machine: str | None = None,
+                  compare: list | None = None, usage: dict | None = None) -> str:
+    """The cost table; each of ``compare`` = (label, ``{slug: {key: UnitCost}}`` measured earlier) adds a
+    before/after section (:func:`compare_markdown`, with ``usage`` from :func:`paper_costs`)."""
     lines = [f"# Measured cost of the `{profile}` profile on `{device}`", "",
              f"Machine: {machine or machine_line(device)}. Written by "
              f"`python -m repro.costs --profile {profile}` (rerun it to measure your machine; `--device cuda` for a GPU). "
@@ -331,7 +341,48 @@ def cost_markdown(results: dict, profile: str, device: str, rounds: int, machine
             gf = "" if u.flops is None else f"{u.flops / 1e9:,.1f}"
             rate = "" if u.flops is None or u.cpu_s <= 0 else f"{u.flops / u.cpu_s / 1e9:.1f}"
             lines.append(f"| `{slug}` | {key} | {u.fixed_cpu_s:.2f} | {u.cpu_s:.3g} | {gf} | {rate} |")
+    for label, before in compare or []:
+        lines += compare_markdown({slug: r[2] for slug, r in results.items()}, before, usage or {}, label)
     return "\n".join(lines) + "\n"
+
+
+def _part_hours(u: UnitCost, jobs: int, rounds: int) -> float:
+    return (jobs * u.fixed_cpu_s + rounds * u.cpu_s) / 3600
+
+
+def compare_markdown(after: dict, before: dict, usage: dict, label: str) -> list[str]:
+    """Lines of a before/after section: per part (``{slug: {key: UnitCost}}`` measured now and in ``before``) its
+    CPU-s per round both times and the ratio, and the CPU-hours it costs in this profile (``usage``: ``{slug: {key:
+    [jobs, rounds]}}``, the same job counts priced with either set of constants). The sums are over the parts
+    measured both times, split into CNN parts and the rest (MLR, DNN, MLP)."""
+    lines = ["", f"## Before and after: against {label}", "",
+             "Each part's constants against the same part's in the earlier measurement, and what the part costs in this "
+             "profile priced with either (the same jobs and rounds). A ratio mixes the code's speed-up with any difference "
+             "between the two days' machine load.", "",
+             "| paper | part | CPU-s per round before | after | speed-up per round | CPU-hours in the profile, before -> after |",
+             "|---|---|---|---|---|---|"]
+    sums: dict = {"CNN": {}, "MLR / DNN / MLP": {}}  # class -> slug -> [before, after] CPU-hours
+    for slug, units in after.items():
+        for key, u in sorted(units.items()):
+            b = before.get(slug, {}).get(key)
+            if u.unavailable or b is None or b.unavailable or b.cpu_s <= 0:
+                continue
+            jobs, rounds = usage.get(slug, {}).get(key, (0, 0))
+            hb, ha = _part_hours(b, jobs, rounds), _part_hours(u, jobs, rounds)
+            cls = "CNN" if "cnn" in key.lower() else "MLR / DNN / MLP"
+            if jobs or rounds:
+                pair = sums[cls].setdefault(slug, [0.0, 0.0])
+                pair[0], pair[1] = pair[0] + hb, pair[1] + ha
+            speed = f"{b.cpu_s / u.cpu_s:.2f}x" if u.cpu_s > 0 else ""
+            used = f"{_hours(hb * 3600)} -> {_hours(ha * 3600)}" if jobs or rounds else "not in this profile's runs"
+            lines.append(f"| `{slug}` | {key} | {b.cpu_s:.3g} | {u.cpu_s:.3g} | {speed} | {used} |")
+    lines.append("")
+    for cls, per_slug in sums.items():
+        hb, ha = sum(v[0] for v in per_slug.values()), sum(v[1] for v in per_slug.values())
+        if hb > 0 and ha > 0:
+            each = "; ".join(f"{slug} {b:,.1f} -> {a:,.1f} ({b / a:.2f}x)" for slug, (b, a) in per_slug.items() if a > 0)
+            lines.append(f"- **{cls} parts, in total:** {hb:,.1f} -> {ha:,.1f} CPU-hours ({hb / ha:.2f}x): {each}.")
+    return lines
 
 
 # ---- what a figure costs before it can be drawn (``repro figure`` prints it before training) ------------------
@@ -457,6 +508,9 @@ def main(argv=None) -> int:
     p.add_argument("--flops", action="store_true", help="also count FLOPs per part (two more, untimed executions each)")
     p.add_argument("--probed-only", action="store_true",
                    help="skip the runs without probe parts (they would be timed in full): listed as not measured")
+    p.add_argument("--compare", metavar="STORE.json", action="append", help="an earlier store of measurements (e.g. "
+                   "`git show REV:docs/costs.json`): adds each part's speed-up and the profile's CPU-hours before and "
+                   "after; repeat it for several")
     p.add_argument("--ledger", action="store_true", help=f"only write {LEDGER}: the CPU seconds recorded by every job "
                    "that was run, per profile (read by `repro figure` to say what a missing run costs)")
     args = p.parse_args(argv)
@@ -485,15 +539,26 @@ def main(argv=None) -> int:
     machine = machine_line(args.device)
     if args.device.startswith("cuda") and not torch.cuda.is_available() and store.exists() and not args.remeasure:
         machine = _read_json_file(store).get("machine") or machine
-    results = {}
+    compare = []
+    for c in args.compare or []:
+        cpath = Path(c)
+        if not cpath.is_file():
+            p.error(f"--compare {c!r}: no such file (a JSON store written by python -m repro.costs)")
+        before = load_store(cpath, args.profile, args.device, args.rounds)
+        if not before:
+            p.error(f"--compare {c!r}: holds no measurements of profile {args.profile!r} on {args.device!r} "
+                    f"with {args.rounds}-round probes")
+        doc = _read_json_file(cpath)
+        compare.append((f"`{cpath.name}`" + (f" ({doc['label']})" if doc.get("label") else ""), before))
+    results, usage = {}, {}
     for slug in args.papers or registry.slugs():
         cache = stored.setdefault(slug, {})
         results[slug] = paper_costs(slug, args.profile, args.rounds, args.device,
                                     log=lambda m: print(f"[costs] {m}", file=sys.stderr, flush=True), cache=cache,
                                     select=select,  # every measurement is stored at once: an interrupted call resumes
                                     on_new=lambda: save_store(store, args.profile, args.device, args.rounds, stored, machine),
-                                    flops=args.flops, probed_only=args.probed_only)
-    text = cost_markdown(results, args.profile, args.device, args.rounds, machine)
+                                    flops=args.flops, probed_only=args.probed_only, usage=usage.setdefault(slug, {}))
+    text = cost_markdown(results, args.profile, args.device, args.rounds, machine, compare, usage)
     from repro.results import write_text
 
     write_text(out, text)

@@ -187,3 +187,34 @@ def test_the_flop_count_includes_the_fused_steps_in_place_weight_gradient():
     w1, w2 = 784 * 100, 100 * 10
     forward, weight_grads, input_grad = 2 * 10 * (w1 + w2), 2 * 10 * (w1 + w2), 2 * 10 * w2
     assert counter.get_total_flops() == 3 * (forward + weight_grads + input_grad)
+
+
+def test_compare_prices_the_same_jobs_with_both_measurements_and_splits_cnn_parts():
+    before = {"p": {"dnn: a": costs.UnitCost(3.0, 3.0, 10.0, 10.0), "cnn: b": costs.UnitCost(90.0, 90.0, 0.0, 0.0),
+                    "mlr: gone": costs.UnitCost(1.0, 1.0)}}
+    after = {"p": {"dnn: a": costs.UnitCost(1.0, 1.0, 10.0, 10.0), "cnn: b": costs.UnitCost(60.0, 60.0, 0.0, 0.0),
+                   "mlr: new": costs.UnitCost(1.0, 1.0)}}
+    usage = {"p": {"dnn: a": [2, 3600], "cnn: b": [0, 360]}}
+    text = "\n".join(costs.compare_markdown(after, before, usage, "before.json"))
+    assert "| `p` | dnn: a | 3 | 1 | 3.00x | 3.01 -> 1.01 |" in text  # 2 jobs x 10 s fixed + 3600 rounds x 3 / 1 s
+    assert "| `p` | cnn: b | 90 | 60 | 1.50x | 9.00 -> 6.00 |" in text
+    assert "mlr: new" not in text and "mlr: gone" not in text  # only parts measured both times are compared
+    assert "MLR / DNN / MLP parts, in total:** 3.0 -> 1.0 CPU-hours (2.99x): p 3.0 -> 1.0 (2.99x)" in text
+    assert "CNN parts, in total:** 9.0 -> 6.0 CPU-hours (1.50x): p 9.0 -> 6.0 (1.50x)" in text
+
+
+def test_measure_run_records_each_parts_jobs_and_rounds(monkeypatch):
+    mk = lambda u: ex.RunSpec("ota_jammer", "train", {"units": u}, 0)  # noqa: E731
+    monkeypatch.setattr(otx, "cost_probe", lambda spec, rounds: costs.Probe(
+        [costs.ProbePart("k", mk(1), mk(2), 1, 2, full_units=50, jobs=3, data="d")], rounds=50))
+    cache, usage = {"k": costs.UnitCost(1.0, 1.0, 0.5, 0.5)}, {}
+    for seed in (0, 1):
+        costs.measure_run("ota_jammer", ex.RunSpec("ota_jammer", "train", {"s": seed}, seed), "smoke", 1, "cpu",
+                          lambda m: None, cache, usage=usage)
+    assert usage == {"k": [6, 100]}
+
+
+def test_compare_with_a_missing_store_names_it(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        costs.main(["--papers", "age_dp", "--out", str(tmp_path / "c.md"), "--compare", str(tmp_path / "nope.json")])
+    assert "nope.json" in capsys.readouterr().err
