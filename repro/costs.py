@@ -2,6 +2,7 @@
 
     python -m repro.costs --profile paper                      # all papers; writes docs/costs.md
     python -m repro.costs --profile paper --papers ota_jammer --device cuda --out docs/costs_gpu.md
+    python -m repro.costs --profile paper --compare docs/costs_before/2026-11-24.json   # + speed-up per part
 
 A paper's ``experiments.cost_probe(spec, rounds)`` splits a run into :class:`ProbePart` s: training jobs
 whose cost is ``fixed + units x per_unit`` (a unit is one communication round of one job; ``fixed`` is
