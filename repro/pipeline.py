@@ -75,10 +75,10 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
         write_json(out, {"spec": spec.to_dict(), "profile": profile, "device": device, "threads": threads,
                          "wall_s": elapsed, "cpu_s": cpu, "datasets": datasets_seen(run_datasets(slug, profile, run_id)),
                          **({"sub_jobs": ctx.sub_jobs} if ctx.sub_jobs else {}), "result": result})
-        if not any_unavailable(result):  # an unavailable dataset keeps the finished parts: they resume the job later
-            _remove_parts(out)
-        if any_unavailable(result):  # said in the log too, not only in the result file
+        if any_unavailable(result):  # the finished parts are kept to resume the job later; the log says why
             log(f"result is unavailable: {_unavailable_reasons(result)}")
+        else:
+            _remove_parts(out)
         log(f"done in {elapsed:.1f} s ({cpu:.1f} s CPU)")
     return out
 
