@@ -148,13 +148,17 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
         members = spec.params.get("probe_series") or GROUPS[group]  # a cost probe trains one series only
         if k == 0 and not spec.params.get("probe_series"):
             for series in members:
-                if series in swept_series(params):
-                    tune = tune_learning_rate(env, series, min(t0s), params["tuning_lrs"], log=ctx.log)
+                if series in swept_series(params):  # kept like a training: a resumed group does not sweep again
+                    tune = ctx.resumable(f"tune/{seed}/{series}", {"params": spec.params, "seed": seed},
+                                         lambda series=series: tune_learning_rate(
+                                             env, series, min(t0s), params["tuning_lrs"], log=ctx.log))
                     out["tuning"][series] = tune
                     if series in TUNED_APPLIED:  # the schedulers keep the paper's fixed rate (C1/C2 are about it)
                         lrs[series] = tune["chosen"]
             if group == "sched" and "S8" in swept_series(params):  # Proposed on the same validation split, for the tuned comparison beside C1/C2
-                out["validation_proposed"] = validation_accuracy(env, "S1", min(t0s))
+                out["validation_proposed"] = ctx.resumable(
+                    f"validation/{seed}/S1", {"params": spec.params, "seed": seed},
+                    lambda: {"accuracy": validation_accuracy(env, "S1", min(t0s))})["accuracy"]
         block = {"g0": env.g0, "m_bound": env.m_bound, "series": {}}
         for series in members:
             block["series"][series] = {}

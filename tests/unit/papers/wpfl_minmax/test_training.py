@@ -165,3 +165,28 @@ def test_the_literal_tau_groups_are_costed_apart():
     keys = lambda runs: {p.key for r in runs for p in cost_probe(r, 1).parts}  # noqa: E731
     assert lit and d1 and not keys(lit) & keys(d1)
     assert all(k.endswith(f"tau={params['literal_tau']}") for k in keys(lit))
+
+
+def test_resumed_group_keeps_its_learning_rate_sweep(tmp_path, monkeypatch):
+    """An interrupted paper-scale group resumes without sweeping the learning rates again (the sweep of a DNN
+    PFL group is minutes of CPU) and without training again: the second call computes nothing."""
+    from repro.papers.wpfl_minmax import experiments as E, runs, training, tuning
+
+    p = ex.load_params("wpfl_minmax", "smoke")
+    spec = next((s for s in E.group_runs(p, "pfl") if s.params["config"] == "mlr_mnist"), None)
+    if spec is None:
+        pytest.skip("no MLR PFL group in the smoke profile")
+    ctx = lambda: ex.RunContext(profile="smoke", run_id="g", log=lambda m: None, parts_dir=tmp_path)  # noqa: E731
+    first = runs.train_group(spec, ctx())
+    if ex.is_unavailable(first):
+        pytest.skip("MNIST not available")
+    assert first["tuning"], "the smoke PFL group sweeps at least one series"
+
+    def must_not_run(*a, **k):
+        raise AssertionError("recomputed on resume")
+
+    monkeypatch.setattr(tuning, "tune_learning_rate", must_not_run)
+    monkeypatch.setattr(training, "run_series", must_not_run)
+    second = runs.train_group(spec, ctx())
+    assert second["tuning"] == first["tuning"]
+    assert second["per_seed"] == first["per_seed"]
