@@ -113,6 +113,13 @@ class Apple(FLAlgorithm):
         D[torch.arange(K, device=D.device), S] = cores[S]
         return D
 
+    def sparse_downloads(self, received: torch.Tensor, S: torch.Tensor, t: int):
+        """The downloads ``D`` of :meth:`downloads` as ``(R, flips)`` when they are one shared view ``R`` [N, P] except
+        a few entries: ``D[k, j, pos] = R[j, pos] + diff`` for each ``(k, j, pos, diff)`` of ``flips`` (tensors, none
+        on a receiver's own row; ``None`` when there are none), the own row clean. ``None``: no such structure
+        (the generic download), so the [K, N, P] stack is used."""
+        return None
+
     #: the identity-download steps through :meth:`_shared_steps` (False: the generic loop below, the reference)
     fast = True
 
@@ -126,8 +133,12 @@ class Apple(FLAlgorithm):
         elif shared:
             own, p = self._generic_steps(state, S, t, R=state.received, own=state.cores[S].clone())
         else:
-            D = self.downloads(state.received, state.cores, S, t)
-            own, p = self._generic_steps(state, S, t, D=D, own=D[torch.arange(len(S), device=s.device), S])
+            view = self.sparse_downloads(state.received, S, t) if self.fast else None
+            if view is not None:  # a shared view plus a few entries that differ per receiver
+                own, p = self._shared_steps(state, S, t, R=view[0], flips=view[1])
+            else:
+                D = self.downloads(state.received, state.cores, S, t)
+                own, p = self._generic_steps(state, S, t, D=D, own=D[torch.arange(len(S), device=s.device), S])
         cores = state.cores.clone()
         cores[S] = own
         received = state.received.clone()
@@ -176,16 +187,27 @@ class Apple(FLAlgorithm):
             p = torch.where(a, new_p, p)
         return own, p
 
-    def _shared_steps(self, state, S, t):
+    def _shared_steps(self, state, S, t, R=None, flips=None):
         """The generic steps for the shared view (every receiver holds the same received cores R but its own clean
         core), with the same numbers up to float rounding and no [K, P] temporaries beyond the gradient
         (tests/unit/algorithms/test_pfl_steps.py): R^T is laid out once per round for the products
         g_nj = <grad_n, R_j> ([25] Alg. 1's p-gradient), and the own-row correction w_n = p_n R + p_nn (c_n - R_n) keeps
-        its difference c_n - R_n up to date in place."""
+        its difference c_n - R_n up to date in place. ``R``: the shared view (default: the received cores);
+        ``flips`` (:meth:`sparse_downloads`): entries that differ per receiver, added to w_n and g_nj sparsely."""
         s = self.setup
         ar = torch.arange(len(S), device=s.device)
-        R = state.received
+        R = state.received if R is None else R
         RT = R.T.contiguous()  # [P, N]: the products read it column-wise
+        if flips is not None:
+            fk, fj, fpos, fdiff = flips
+            fkj = fk * R.shape[0] + fj  # entry (k, j) of the flattened [K, N] p-gradient
+            if self.p_grad == "inner":
+                fscale = fdiff
+            else:  # the tensor-mean weight 1 / (#tensors * numel of the tensor holding each entry)
+                per = torch.empty(R.shape[1], dtype=R.dtype, device=R.device)
+                for spec in s.model.params:
+                    per[spec.offset:spec.offset + spec.numel] = 1.0 / (spec.numel * len(s.model.params))
+                fscale = fdiff * per[fpos]
         own = state.cores[S].clone()
         delta = own - R[S]  # c_n - R_n, the only row receiver n sees differently
         p = state.p[S].clone()
@@ -194,6 +216,8 @@ class Apple(FLAlgorithm):
             pnn = p[ar, S].unsqueeze(1)
             w = p @ R
             w.addcmul_(delta, pnn)  # w_n = sum_j p_nj c_j with the own core clean
+            if flips is not None:  # + sum_j p_nj (D_n[j] - R_j) on the differing entries
+                w.index_put_((fk, fpos), p[fk, fj] * fdiff, accumulate=True)
             g, _ = batch_grad(s.model, w, x, y, mask)
             if self.p_grad == "inner":
                 gp = g @ RT
@@ -206,6 +230,8 @@ class Apple(FLAlgorithm):
                     blk[ar, S] = torch.linalg.vecdot(g[:, sl], own[:, sl])
                     gp.add_(blk, alpha=1.0 / spec.numel)
                 gp.div_(len(s.model.params))
+            if flips is not None:  # + <grad_n, D_n[j] - R_j> on the differing entries (never the own row j = n)
+                gp.view(-1).index_add_(0, fkj, g[fk, fpos] * fscale)
             a = act.unsqueeze(1)
             new_p = p_step(p, gp)
             if not bool(act.all()):

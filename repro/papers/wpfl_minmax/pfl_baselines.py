@@ -105,6 +105,23 @@ def _apple(setup, link: RoundLink, total_rounds: int):
         """APPLE with the N-core downlink computed once per round: Q_G of the received cores is the same
         for every receiver, so only the rows hit by a DL bit error are decoded again."""
 
+        def sparse_downloads(self, received, S, t):
+            """The same draws as :meth:`downloads`: Q_G of the received cores shared by every receiver, and the
+            entries a DL bit error changed on each receiver's copy of another client's core."""
+            K, N = len(S), received.shape[0]
+            base = codec.decode(codec.encode(received, link.clip, link.bits), link.clip, link.bits, received.dtype)
+            ber = link.dl_ber[S.cpu().numpy()].repeat(N)
+            r, pos, mask, _ = bit_error_pattern(K * N, base.shape[1], ber, link.bits, link.streams.numpy("bitflip_dl", key=t))
+            rows, p = torch.from_numpy(r).to(base.device), torch.from_numpy(pos).to(base.device)
+            k, j = rows // N, rows % N
+            keep = j != S[k]  # the own core arrives clean
+            k, j, p, m = k[keep], j[keep], p[keep], torch.from_numpy(mask).to(base.device)[keep]
+            if not len(k):
+                return base, None
+            codes = codec.encode(base[j, p].unsqueeze(0), link.clip, link.bits)[0].to(torch.int64) ^ m
+            diff = codec.decode(codes.unsqueeze(0), link.clip, link.bits, base.dtype)[0] - base[j, p]
+            return base, (k, j, p, diff)
+
         def downloads(self, received, cores, S, t):
             K, N = len(S), received.shape[0]
             base = codec.decode(codec.encode(received, link.clip, link.bits), link.clip, link.bits, received.dtype)

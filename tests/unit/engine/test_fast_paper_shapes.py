@@ -1,7 +1,7 @@
 """The fast paths of the paper shapes equal the implementations they replaced, to float tolerance:
 the fused proximal pull (``lerp_``, no temporary) against its out-of-place reference, and pFedMe's inner
 solve through the engine's fused step against the generic autograd loop (DNN, MLR, CNN; uneven client
-sizes, so some rows are idle in the last steps)."""
+sizes, so some rows are idle in the last steps); the step plan's partial sort against the full permutation."""
 
 import pytest
 import torch
@@ -58,3 +58,16 @@ def test_pfedme_fused_inner_solve_equals_the_generic_loop(model_name, shape):
     fast, slow = run(True), run(False)
     torch.testing.assert_close(fast.personal, slow.personal, rtol=1e-4, atol=1e-6)
     torch.testing.assert_close(fast.global_params, slow.global_params, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("sizes, batch", [([3000, 2500, 40, 7], 30), ([50, 50], [5, 50]), ([9, 1, 4], 12)])
+def test_step_plan_partial_sort_equals_the_full_permutation(monkeypatch, sizes, batch):
+    """The step plan reads the first b_n positions of each permutation through ``topk``: the same plan, position for
+    position, as cutting the full ``argsort`` permutation (clients smaller than the batch included)."""
+    from repro.engine import schedule
+
+    fast = [step_plan(sizes, batch, 6, torch.Generator().manual_seed(s)) for s in range(5)]
+    monkeypatch.setattr(schedule, "_permutation_heads", lambda sz, k, g: schedule._permutations(sz, g)[:, :k])
+    full = [step_plan(sizes, batch, 6, torch.Generator().manual_seed(s)) for s in range(5)]
+    for a, b in zip(fast, full):
+        assert torch.equal(a.positions, b.positions) and torch.equal(a.mask, b.mask) and torch.equal(a.active, b.active)

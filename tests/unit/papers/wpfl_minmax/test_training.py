@@ -190,3 +190,42 @@ def test_resumed_group_keeps_its_learning_rate_sweep(tmp_path, monkeypatch):
     second = runs.train_group(spec, ctx())
     assert second["tuning"] == first["tuning"]
     assert second["per_seed"] == first["per_seed"]
+
+
+@pytest.mark.parametrize("p_grad", ["inner", "tensor_mean"])
+def test_apple_sparse_downlink_equals_the_stacked_downloads(monkeypatch, p_grad):
+    """APPLE under DL bit errors: the shared view plus the flipped entries (``sparse_downloads``) gives the numbers
+    of the [K, N, P] stack of every receiver's downloads (the reference), to float rounding; bit errors do occur."""
+    from repro.algorithms.apple import Apple
+    from repro.papers.wpfl_minmax import pfl_baselines as pb
+    from repro.papers.wpfl_minmax.training import run_series
+
+    env = _env(local_steps=3)
+    flips = []
+    draw = pb.bit_error_pattern
+    monkeypatch.setattr(pb, "bit_error_pattern", lambda *a: flips.append(draw(*a)) or flips[-1])
+    monkeypatch.setattr(Apple, "__init__", _with_p_grad(Apple.__init__, p_grad))
+    states, personalized = [], Apple.personalized
+    monkeypatch.setattr(Apple, "personalized", lambda self, st: states.append(st) or personalized(self, st))
+    runs, final = {}, {}
+    for fast in (True, False):
+        monkeypatch.setattr(Apple, "fast", fast)
+        runs[fast] = run_series(env, "S12", 3, lr=0.1, log=lambda m: None)
+        final[fast] = states[-1]
+    assert sum(len(f[0]) for f in flips) > 0, "no DL bit error drawn: the test would not exercise the flips"
+    # the relationship weights p move from 1/N by the p-gradient alone: compare their moves, then the cores
+    p0 = 1.0 / env.num_clients
+    move = (final[False].p - p0).abs().max()
+    assert move > 0 and (final[True].p - final[False].p).abs().max() <= 1e-2 * move
+    torch.testing.assert_close(final[True].cores, final[False].cores, rtol=1e-4, atol=1e-6)
+    a, b = runs[True], runs[False]
+    assert a["rounds"] == b["rounds"]
+    np.testing.assert_allclose(a["test_accuracy_per_client"], b["test_accuracy_per_client"], atol=1e-12)
+    for key in ("max_test_loss", "jain"):  # continuous in the models: a missed flip moves them
+        np.testing.assert_allclose(a[key], b[key], rtol=1e-4, err_msg=key)
+
+
+def _with_p_grad(init, p_grad):
+    def wrapped(self, *a, **k):
+        init(self, *a, **{**k, "p_grad": p_grad})
+    return wrapped
