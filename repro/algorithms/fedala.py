@@ -18,7 +18,7 @@ import torch
 
 from repro.algorithms.base import FLAlgorithm, FLSetup
 from repro.engine.schedule import BatchPlan
-from repro.engine.train import batch_grad, local_sgd
+from repro.engine.train import batch_grad, batch_grads, local_sgd
 
 #: with every client taking part, ALA's start phase (up to ``start_phase_max_epochs``) happens in round
 #: index 1, so a job's first two rounds contain it (cost probes time it as a once-per-job cost)
@@ -77,6 +77,11 @@ class FedALA(FLAlgorithm):
         if layer_idx > len(params):
             raise ValueError(f"layer_idx {layer_idx} > number of parameter tensors {len(params)}")
         self.top_start = params[-layer_idx].offset  # the top tensors are the last ones of the flat row
+        self.top_names = [p.name for p in params[-layer_idx:]]
+
+    #: ALA's steps differentiate only the top tensors (W's gradient needs no other) in one buffer updated in
+    #: place; False: the full gradient, of which ALA reads the top (the reference)
+    fast = True
 
     def init(self, theta0: torch.Tensor) -> FedALAState:
         s = self.setup
@@ -95,6 +100,8 @@ class FedALA(FLAlgorithm):
             plan = BatchPlan(plan.positions[:b], plan.mask[:b], plan.active[:b])
         base = received.clone()
         diff = received[:, c:] - theta_old[:, c:]
+        model_t = base.clone()  # lower tensors w~ (fixed during ALA), top rows rewritten each step
+        views = s.model.views(model_t)
         max_epochs = self.cap if start_phase.any() else 1
         losses = [[] for _ in range(K)]
         todo = torch.ones(K, dtype=torch.bool, device=received.device)
@@ -107,9 +114,15 @@ class FedALA(FLAlgorithm):
                 if not bool(act.any()):
                     continue
                 x, y = s.train.gather(S, plan.positions[step].to(received.device))
-                model_t = torch.cat([base[:, :c], ala_combine(theta_old[:, c:], received[:, c:], W)], 1)
-                g, loss = batch_grad(s.model, model_t, x, y, plan.mask[step].to(received.device))
-                W = torch.where(act.unsqueeze(1), ala_weight_step(W, g[:, c:], diff, self.eta_w), W)
+                model_t[:, c:] = ala_combine(theta_old[:, c:], received[:, c:], W)
+                mask = plan.mask[step].to(received.device)
+                if self.fast:  # the top tensors' gradient only: no backward through the lower layers
+                    grads, loss = batch_grads(s.model, views, x, y, mask, wrt=self.top_names)
+                    g_top = torch.cat([grads[n].reshape(K, -1) for n in self.top_names], 1)
+                else:
+                    g, loss = batch_grad(s.model, model_t, x, y, mask)
+                    g_top = g[:, c:]
+                W = torch.where(act.unsqueeze(1), ala_weight_step(W, g_top, diff, self.eta_w), W)
                 last = torch.where(act, loss, last)
             for k in range(K):
                 if bool(todo[k]):

@@ -57,18 +57,24 @@ def _masked_mean_ce(logits, y, mask):
     return (ce * m).sum(1) / m.sum(1).clamp(min=1.0)
 
 
-def batch_grads(model, params: dict[str, torch.Tensor], x, y, mask, loss_scale=1.0) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+def batch_grads(model, params: dict[str, torch.Tensor], x, y, mask, loss_scale=1.0,
+                wrt=None) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
     """Gradients ``name -> [R, *shape]`` of ``loss_scale_r * batch_loss_r`` for all rows at once, and the
-    losses ``[R]``. ``params`` is ``name -> [R, *shape]`` (e.g. ``model.views(theta)``)."""
+    losses ``[R]``. ``params`` is ``name -> [R, *shape]`` (e.g. ``model.views(theta)``). ``wrt``: the names to
+    differentiate (default all); the others are constants, so no backward runs below the lowest one needed."""
     # one leaf per parameter tensor (differentiating through column slices of a flat stack would
     # zero-fill and scatter a full [R, P] buffer per parameter and step)
-    leaves = {k: v.detach().requires_grad_(True) for k, v in params.items()}
+    wanted = set(params) if wrt is None else set(wrt)
+    if not wanted <= set(params):
+        raise ValueError(f"wrt names {sorted(wanted - set(params))} are not parameters; allowed: {sorted(params)}")
+    leaves = {k: v.detach().requires_grad_(k in wanted) for k, v in params.items()}
     with torch.enable_grad():
         logits = model.forward_views(leaves, x)
         loss = _masked_mean_ce(logits, y, mask)
         total = (loss * loss_scale.reshape(-1)).sum() if isinstance(loss_scale, torch.Tensor) else loss.sum() * loss_scale
-        grads = torch.autograd.grad(total, list(leaves.values()))
-    return dict(zip(leaves, grads)), loss.detach()
+        names = [k for k in leaves if k in wanted]
+        grads = torch.autograd.grad(total, [leaves[k] for k in names])
+    return dict(zip(names, grads)), loss.detach()
 
 
 def batch_grad(model, theta: torch.Tensor, x, y, mask, loss_scale=1.0) -> tuple[torch.Tensor, torch.Tensor]:
