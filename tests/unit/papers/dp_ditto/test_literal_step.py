@@ -101,6 +101,7 @@ def test_literal_local_work_per_round_of_each_method(monkeypatch):
     """Figs. 3-4 at the printed step (batch = a client's whole set, one epoch), counted per round by the gradient calls
     of the engine and the samples each covers: DP-Ditto one call for u and varpi, FedAMP and APPLE one, pFedMe its K
     inner steps, FedALA one local step plus its ALA step(s) on the rand_percent slice (README, "Algorithm 1 as printed")."""
+    import repro.algorithms.fedala as fedala_mod
     import repro.algorithms.pfedme as pfedme_mod
     import repro.engine.train as train_mod
     from repro.experiment import RunContext
@@ -116,6 +117,7 @@ def test_literal_local_work_per_round_of_each_method(monkeypatch):
     monkeypatch.setattr(train_mod, "batch_grads", counted(train_mod.batch_grads))
     monkeypatch.setattr(train_mod, "fused_sgd_step", counted(train_mod.fused_sgd_step))
     monkeypatch.setattr(pfedme_mod, "fused_sgd_step", train_mod.fused_sgd_step)
+    monkeypatch.setattr(fedala_mod, "batch_grads", train_mod.batch_grads)  # ALA's top-only gradient
 
     smoke = load_params("dp_ditto", "smoke", overrides={"literal_step": ["fig3"]})
     specs = next(f for f in figures(smoke) if f.fig_id == "fig3_literal").runs
