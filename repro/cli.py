@@ -61,6 +61,11 @@ def _cmd_list(args) -> int:
 def _cmd_run(args) -> int:
     from repro import pipeline
 
+    if args.helper:
+        if args.force:
+            raise ex.ConfigError("--helper cannot be combined with --force (a helper never discards finished sub-jobs)")
+        pipeline.help_run(args.slug, args.run_id, args.profile, device=args.device, threads=args.threads)
+        return 0
     pipeline.execute_run(args.slug, args.run_id, args.profile, device=args.device, threads=args.threads, force=args.force)
     return 0
 
@@ -182,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("slug", choices=slugs)
     sp.add_argument("run_id")
     sp.add_argument("--force", action="store_true", help="re-run even if the result exists")
+    sp.add_argument("--helper", action="store_true",
+                    help="help the process that executes this run: compute the sub-jobs nobody has claimed, write "
+                         "no result (start one per extra core, beside `repro run SLUG RUN_ID`)")
     common(sp, device=True)
     sp.set_defaults(func=_cmd_run)
 

@@ -167,6 +167,11 @@ class RunContext:
     started: float = field(default_factory=time.monotonic)
     #: where a task may keep its finished sub-jobs while it runs (:meth:`resumable`); set by the pipeline
     parts_dir: "Path | None" = None
+    #: skip the sub-jobs another process has claimed (:data:`PENDING`) instead of waiting for them: a helper
+    #: (``repro run --helper``), and the run's own process in its first pass
+    skip_claimed: bool = False
+    #: sub-jobs skipped so far because another process computes them
+    skipped: int = 0
     #: per sub-job of :meth:`resumable`: where and how it was computed (device, torch, seconds), or that it was
     #: kept from an earlier execution (with the provenance stored then); the pipeline writes it into the result
     sub_jobs: dict = field(default_factory=dict)
@@ -185,27 +190,60 @@ class RunContext:
         per sub-job, so that an interrupted run resumes with the sub-jobs not yet done. A finished sub-job's
         result (status "ok") is kept atomically under ``parts_dir`` with its ``key`` and ``fingerprint`` (the
         sub-job's parameters); it is reused only when both match, else recomputed. Without ``parts_dir`` (a task
-        called outside the pipeline) it simply computes."""
+        called outside the pipeline) it simply computes.
+
+        Several processes may work on one run's sub-jobs (``repro run --helper``): a sub-job is claimed before it is
+        computed (``<part>.claim``, created exclusively, holding the claimant's host and pid). A sub-job claimed by
+        a live process is waited for, or, with ``skip_claimed``, skipped: the caller gets ``PENDING`` and goes on to
+        the next sub-job. A claim whose process has died is taken over."""
         if self.parts_dir is None:
             return compute()
-        from repro.results import _to_jsonable, read_json, write_json
-
         doc = {"key": key, "fingerprint": fingerprint}
         name = hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:20]
         path = Path(self.parts_dir) / f"{name}.json"
-        if path.exists():
-            try:
-                kept = read_json(path)
-            except (OSError, ValueError):
-                kept = None
-            # compared as stored: write_json keeps an infinite parameter (eps = inf) as the string "inf"
-            if isinstance(kept, dict) and kept.get("key") == key and kept.get("fingerprint") == json.loads(
-                    json.dumps(_to_jsonable(fingerprint), default=str)) and isinstance(kept.get("result"), dict):
-                self.log(f"sub-job {key} kept from an earlier, interrupted execution")
-                self.sub_jobs[key] = {**kept.get("provenance", {"device": "not recorded (kept part written before "
-                                                                          "provenance was stored)"}), "kept": True}
-                self._last_kept = True
-                return kept["result"]
+        while True:
+            kept = self._kept_part(path, key, fingerprint)
+            if kept is not None:
+                return kept
+            claim = _Claim(path.with_suffix(".claim"))
+            if claim.take():
+                break
+            if self.skip_claimed:  # another process computes it: go on with the next sub-job
+                self.log(f"sub-job {key} is being computed by {claim.holder()}: skipped")
+                self.skipped += 1
+                return dict(PENDING)
+            self.log(f"sub-job {key} is being computed by {claim.holder()}: waiting")
+            claim.wait()
+        try:
+            kept = self._kept_part(path, key, fingerprint)  # finished between the look and the claim
+            if kept is not None:
+                return kept
+            return self._compute_part(path, doc, key, compute)
+        finally:
+            claim.release()
+
+    def _kept_part(self, path: Path, key: str, fingerprint: dict):
+        from repro.results import _to_jsonable, read_json
+
+        if not path.exists():
+            return None
+        try:
+            kept = read_json(path)
+        except (OSError, ValueError):
+            return None
+        # compared as stored: write_json keeps an infinite parameter (eps = inf) as the string "inf"
+        if isinstance(kept, dict) and kept.get("key") == key and kept.get("fingerprint") == json.loads(
+                json.dumps(_to_jsonable(fingerprint), default=str)) and isinstance(kept.get("result"), dict):
+            self.log(f"sub-job {key} kept from an earlier, interrupted execution")
+            self.sub_jobs[key] = {**kept.get("provenance", {"device": "not recorded (kept part written before "
+                                                                      "provenance was stored)"}), "kept": True}
+            self._last_kept = True
+            return kept["result"]
+        return None
+
+    def _compute_part(self, path: Path, doc: dict, key: str, compute: Callable[[], dict]) -> dict:
+        from repro.results import write_json
+
         t0, c0 = time.perf_counter(), time.process_time()
         result = compute()
         prov = {**compute_provenance(self.device), "wall_s": round(time.perf_counter() - t0, 3),
@@ -232,6 +270,81 @@ class RunContext:
                 f"ETA {_hms(eta)}")
         self.log(line)
         return line
+
+
+#: what :meth:`RunContext.resumable` gives a helper for a sub-job that another process is computing
+PENDING = {"status": "pending"}
+#: seconds between two looks at a sub-job that another process is computing
+CLAIM_POLL_S = 2.0
+
+
+def is_pending(result) -> bool:
+    """Whether a sub-job's result is :data:`PENDING` (a helper skipped it: another process computes it)."""
+    return isinstance(result, dict) and result.get("status") == "pending"
+
+
+class _Claim:
+    """An exclusive claim on one sub-job: a file created with O_EXCL holding ``host pid``."""
+
+    def __init__(self, path: Path):
+        self.path, self.mine = Path(path), False
+
+    def take(self) -> bool:
+        import os
+        import socket
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(2):  # a dead claimant's claim is removed once, then taken
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                if self.alive():
+                    return False
+                self.path.unlink(missing_ok=True)
+                continue
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{socket.gethostname()} {os.getpid()}")
+            self.mine = True
+            return True
+        return False
+
+    def holder(self) -> str:
+        try:
+            host, pid = self.path.read_text().split()
+            return f"process {pid} on {host}"
+        except (OSError, ValueError):
+            return "another process"
+
+    def alive(self) -> bool:
+        """Whether the claimant still runs (a claim from another host, or one being written, counts as live)."""
+        import os
+        import socket
+
+        try:
+            host, pid = self.path.read_text().split()
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError):
+            return True
+        if host != socket.gethostname():
+            return True
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except (PermissionError, ValueError):
+            return True
+        return True
+
+    def wait(self) -> None:
+        """Until the claim is released, or its claimant has died."""
+        while self.path.exists() and self.alive():
+            time.sleep(CLAIM_POLL_S)
+
+    def release(self) -> None:
+        if self.mine:
+            self.path.unlink(missing_ok=True)
+            self.mine = False
 
 
 def compute_provenance(device: str) -> dict:

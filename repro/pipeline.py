@@ -70,7 +70,7 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
         if spec.task == ex.BATCH_TASK:
             result = _execute_batch(slug, spec, ctx, out, force)
         else:
-            result = _execute_task(slug, spec, ctx)
+            result = _execute_shared(slug, spec, ctx)
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         write_json(out, {"spec": spec.to_dict(), "profile": profile, "device": device, "threads": threads,
                          "wall_s": elapsed, "cpu_s": cpu, "datasets": datasets_seen(run_datasets(slug, profile, run_id)),
@@ -81,6 +81,56 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
             _remove_parts(out)
         log(f"done in {elapsed:.1f} s ({cpu:.1f} s CPU)")
     return out
+
+
+def help_run(slug: str, run_id: str, profile: str, device: str = "cpu", threads: int = 1) -> int:
+    """Compute, beside the process executing run ``run_id``, the sub-jobs that no other process has claimed
+    (``RunContext.resumable``), so that one long run of independent sub-jobs uses several cores or machines that
+    share ``results/``. A helper writes the finished sub-jobs only, never the run's result (the run's own process
+    assembles it). Returns the number of sub-jobs it computed."""
+    specs = ex.job_specs(slug, profile)
+    ex.check_choice(f"run id of {slug} under profile {profile}", run_id, sorted(specs))
+    spec = specs[run_id]
+    if spec.task == ex.BATCH_TASK:
+        raise ex.ConfigError(f"{slug}/{run_id} is a batch job (its members run one after the other): --helper works on "
+                             f"runs whose task keeps sub-jobs (RunContext.resumable); run another job instead")
+    out = paths.run_result_path(profile, slug, run_id)
+    log = lambda m: _log(f"{slug}/{run_id} (helper): {m}")  # noqa: E731
+    if out.exists() and read_run_result(out, log=log, run_id=run_id) is not None:
+        log("result exists: nothing to help with")
+        return 0
+    set_threads(threads)
+    ex.prepare_device(device)
+    ctx = ex.RunContext(profile=profile, run_id=run_id, device=device, threads=threads, log=log,
+                        parts_dir=_parts_dir(out), skip_claimed=True)
+    log(f"start ({spec.task}, seed {spec.seed})")
+    try:
+        _execute_task(slug, spec, ctx)
+    except Exception as e:  # a later step read a sub-job that another process still computes
+        if not ctx.skipped:
+            raise
+        log(f"stopped at a step that needs a sub-job still being computed elsewhere ({type(e).__name__}: {e})")
+    computed = sum(1 for j in ctx.sub_jobs.values() if not j.get("kept"))
+    log(f"done: {computed} sub-job(s) computed here")
+    return computed
+
+
+def _execute_shared(slug: str, spec: ex.RunSpec, ctx: ex.RunContext) -> dict:
+    """The task in up to two passes: first every sub-job that no helper has claimed (the others skipped), then,
+    if some were skipped, again, waiting for the helpers' sub-jobs and keeping everything already finished. Without
+    helpers the first pass is the whole run."""
+    ctx.skip_claimed, ctx.skipped = True, 0
+    try:
+        result = _execute_task(slug, spec, ctx)
+    except Exception:
+        if not ctx.skipped:
+            raise
+        result = None  # a step needed a sub-job a helper still computes: the second pass waits for it
+    if not ctx.skipped:
+        return result
+    ctx.log(f"{ctx.skipped} sub-job(s) computed by helpers: assembling the run, waiting for the ones not yet finished")
+    ctx.skip_claimed = False
+    return _execute_task(slug, spec, ctx)
 
 
 def _execute_task(slug: str, spec: ex.RunSpec, ctx: ex.RunContext) -> dict:

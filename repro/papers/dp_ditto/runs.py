@@ -13,7 +13,7 @@ import time
 import numpy as np
 import torch
 
-from repro.experiment import RunContext, RunSpec, unavailable_result
+from repro.experiment import RunContext, RunSpec, is_pending, unavailable_result
 from repro.papers.dp_ditto import theory as th
 
 REDUCED_CNN = {"conv1": 8, "conv2": 16, "hidden": 64}
@@ -271,6 +271,8 @@ def run_batch(spec: RunSpec, ctx: RunContext) -> dict:
         # every job restarts the seed's streams (D23), so a finished job is kept and an interrupted batch resumes
         res = ctx.resumable(str(job["key"]), {"task": task, "seed": spec.seed, **p},
                             lambda p=p: run_training(task, p, ctx.streams(spec), ctx))
+        if is_pending(res):  # a helper process (repro run --helper): another process computes this job
+            continue
         if res.get("status") != "ok":
             return res
         out[job["key"]] = res

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.experiment import RunContext, RunSpec, unavailable_result
+from repro.experiment import RunContext, RunSpec, is_pending, unavailable_result
 from repro.papers.wpfl_minmax.experiments import CONFIG_DATASET
 
 #: the series whose upload bits Table III reports
@@ -137,7 +137,7 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
     params["sigma_table"] = {m: {int(k): v for k, v in t.items()} for m, t in params["sigma_table"].items()}
     t_max, t_bits = max(t0s), int(spec.params["bits_t0"])
     out = {"config": cfg, "group": group, "seeds": seeds, "t0s": t0s, "tuning": {}, "per_seed": {}}
-    lrs = {}
+    lrs, untuned = {}, set()
     done, total = 0, len(seeds) * len(spec.params.get("probe_series") or GROUPS[group]) * sum(t0s)
     for k, seed in enumerate(seeds):
         try:
@@ -152,17 +152,20 @@ def train_group(spec: RunSpec, ctx: RunContext) -> dict:
                     tune = ctx.resumable(f"tune/{seed}/{series}", {"params": spec.params, "seed": seed},
                                          lambda series=series: tune_learning_rate(
                                              env, series, min(t0s), params["tuning_lrs"], log=ctx.log))
+                    if is_pending(tune):  # a helper (repro run --helper): another process sweeps it; its
+                        untuned.add(series)  # trainings wait for the chosen rate
+                        continue
                     out["tuning"][series] = tune
                     if series in TUNED_APPLIED:  # the schedulers keep the paper's fixed rate (C1/C2 are about it)
                         lrs[series] = tune["chosen"]
             if group == "sched" and "S8" in swept_series(params):  # Proposed on the same validation split, for the tuned comparison beside C1/C2
                 out["validation_proposed"] = ctx.resumable(
                     f"validation/{seed}/S1", {"params": spec.params, "seed": seed},
-                    lambda: {"accuracy": validation_accuracy(env, "S1", min(t0s))})["accuracy"]
+                    lambda: {"accuracy": validation_accuracy(env, "S1", min(t0s))}).get("accuracy")
         block = {"g0": env.g0, "m_bound": env.m_bound, "series": {}}
         for series in members:
             block["series"][series] = {}
-            for t0 in t0s:
+            for t0 in ([] if series in untuned else t0s):
                 curve = t0 == t_max and series in ("S1", *GROUPS["pfl"]) and spec.params["round_curves"]  # Fig. 5
                 ev = int(params["fig5_eval_every"]) if curve else None
                 # each training draws from streams keyed by (seed, round) afresh, so a finished one is kept and an
