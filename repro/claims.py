@@ -516,6 +516,9 @@ class ClaimSpec:
     def evaluate(self, tables: Mapping, params: Mapping) -> Claim:
         ev = judge_or_missing(self.fn, tables, params)
         diverged = [line for f in self.figures for line in getattr(tables.get(f), "attrs", {}).get("diverged", [])]
+        if isinstance(ev, Evidence) and isinstance(ev.details, dict):  # trainings the claim left out of its evidence
+            handled = set(ev.details.get("diverged_handled", ()))
+            diverged = [line for line in diverged if line not in handled]
         if diverged and self.kind != "exact" and isinstance(ev, Evidence) and ev.verdict != "not_evaluated":
             # judged on a figure where a training diverged (its table's divergence rows, repro.pipeline): not a verdict
             ev = not_evaluated("; ".join(diverged[:3]) + (f" (and {len(diverged) - 3} more)" if len(diverged) > 3 else ""),

@@ -16,6 +16,7 @@ configuration is not evaluated.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -60,7 +61,9 @@ def _grid(t: pd.DataFrame, cfg: str, series: str, metric: str) -> pd.DataFrame:
     d = t[(t["panel"].astype(str) == cfg) & (t["series"].astype(str) == series) & (t["metric"].astype(str) == metric)]
     if d.empty:
         raise MissingData(f"{cfg}: no {series} / {metric}")
-    return d.assign(x=pd.to_numeric(d["x"])).pivot_table(index="seed", columns="x", values="value", aggfunc="mean")
+    # every level kept, also one where each seed's value is undefined (a diverged run: NaN), as floats
+    return d.assign(x=pd.to_numeric(d["x"]), value=pd.to_numeric(d["value"])).pivot_table(
+        index="seed", columns="x", values="value", aggfunc="mean", dropna=False).astype(float)
 
 
 def _configs(t: pd.DataFrame, wanted) -> list[str]:
@@ -1783,3 +1786,57 @@ for _spec in list(CLAIMS):
         CLAIMS.rewrap(_spec.id, fn=_at_both_ber(_spec.fn, _figs), refute=_ber_cf(_spec.refute, _figs),
                       support=_ber_cf(_spec.support, _figs),
                       **({"figures": (*_spec.figures, BER), "tests": _spec.tests + BER_READING_NOTE} if _figs else {}))
+
+
+# ---- a PFL baseline whose training diverged ---------------------------------------------------------------------------
+# A claim judged on a figure where a training diverged is not evaluated (repro.claims). Where the diverged trainings are
+# those of a PFL baseline (S11-S15: with the paper's DP noise, APPLE on the DNN diverges at every learning rate of the
+# sweep), the comparison with that baseline on that run's panel cannot count for or against the paper: the baseline's
+# rows of the diverged run are left out, the claim is judged on the rest, and its reason says what was left out.
+_DIVERGED_LINE = re.compile(r"^run (\S+): per_seed/\d+/series/(S\d+)/")
+
+
+def _without_diverged_baselines(tables, figs):
+    """(tables without the rows of each PFL baseline whose training diverged in a run, handled divergence lines,
+    {(run, baseline): number of diverged trainings}); the divergence lines of other series are left to repro.claims."""
+    from repro.papers.wpfl_minmax.training import SERIES, TUNED_APPLIED
+
+    lines = list(dict.fromkeys(x for f in figs for x in getattr(tables.get(f), "attrs", {}).get("diverged", [])))
+    drop, handled = {}, []
+    for line in lines:
+        m = _DIVERGED_LINE.match(line)
+        if m and m.group(2) in TUNED_APPLIED:
+            key = (m.group(1), SERIES[m.group(2)].label)
+            drop[key] = drop.get(key, 0) + 1
+            handled.append(line)
+    if not drop:
+        return tables, [], {}
+    view = {}
+    for k, t in tables.items():
+        if isinstance(t, pd.DataFrame) and {"run_id", "series"} <= set(t.columns):
+            bad = pd.Series(False, index=t.index)
+            for rid, label in drop:
+                bad |= (t["run_id"].astype(str) == rid) & (t["series"].astype(str) == label)
+            t2 = t[~bad].copy()
+            t2.attrs = {**t.attrs, "diverged": [x for x in t.attrs.get("diverged", []) if x not in handled]}
+            view[k] = t2
+        else:
+            view[k] = t
+    return view, handled, drop
+
+
+def _excluding_diverged_baselines(fn, figs):
+    def judged(tables, params):
+        view, handled, drop = _without_diverged_baselines(tables, figs)
+        if not handled:
+            return fn(tables, params)
+        ev = fn(view, params)
+        note = "; ".join(f"{label} of run {rid} left out ({n} of its trainings diverged)" for (rid, label), n in drop.items())
+        return ev.but(reason="; ".join(x for x in (ev.reason, note) if x),
+                      details={**ev.details, "diverged_handled": handled, "diverged_left_out": note})
+    judged.__name__, judged.__doc__, judged.__wrapped__ = fn.__name__, fn.__doc__, fn
+    return judged
+
+
+for _spec in list(CLAIMS):
+    CLAIMS.rewrap(_spec.id, fn=_excluding_diverged_baselines(_spec.fn, _spec.figures))

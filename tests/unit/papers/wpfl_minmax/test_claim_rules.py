@@ -206,7 +206,11 @@ def test_a_verdict_from_trainings_at_the_per_symbol_reading_of_eq_13_says_so():
     assert judged({}, {"ber_snr": "bit"}).reason == "measured"
     skipped = C._at_both_ber(lambda t, p: Evidence("not_evaluated", reason="not run at this scale: x"), ())
     assert C.BER_NOTE not in skipped({}, {"ber_snr": "symbol"}).reason
-    noted = {s.id for s in C.CLAIMS if s.fn.__code__ is judged.__code__}
+    def layers(fn):  # the outer rule (a diverged PFL baseline left out) wraps this one
+        while fn is not None:
+            yield fn
+            fn = getattr(fn, "__wrapped__", None)
+    noted = {s.id for s in C.CLAIMS if any(f.__code__ is judged.__code__ for f in layers(s.fn))}
     assert {"C2", "C7", "C12", "C20"} <= noted and not noted & {"C11", "C33", "C34", "C35", "C37"}
 
 
@@ -233,3 +237,41 @@ def test_the_reading_check_of_eq_13_keeps_a_verdict_only_where_both_readings_giv
     for cf, want in ((spec.refute, "not_reproduced"), (spec.support, "reproduced")):
         t2, p2 = cf(split, p)
         assert spec.evaluate(t2, p2).verdict == want
+
+
+def _diverged_table(lines):
+    rows = [{"figure": "fig6", "panel": "dnn_mnist", "series": s, "x": 5.0, "metric": "accuracy", "value": v, "seed": 0,
+             "run_id": rid} for s, v, rid in [("Proposed", 0.97, "train_group-b"), ("APPLE", 0.10, "train_group-a"),
+                                               ("pFedMe", 0.95, "train_group-a"), ("APPLE", 0.90, "train_group-c")]]
+    t = pd.DataFrame(rows)
+    t.attrs["diverged"] = list(lines)
+    return t
+
+
+def test_a_diverged_pfl_baseline_is_left_out_of_its_run_only():
+    """APPLE's diverged trainings (S12) of one run: its rows of that run are left out, the same baseline of another run
+    and the other series stay; a diverged Proposed (S1) is not handled here (the claim stays not evaluated)."""
+    base = "run train_group-a: per_seed/0/series/S12/5/max_test_loss reached inf"
+    own = "run train_group-b: per_seed/0/series/S1/5/max_test_loss reached inf"
+    view, handled, drop = C._without_diverged_baselines({"fig6": _diverged_table([base, own])}, ["fig6"])
+    left = view["fig6"]
+    assert handled == [base] and drop == {("train_group-a", "APPLE"): 1}
+    assert set(zip(left["series"], left["run_id"])) == {("Proposed", "train_group-b"), ("pFedMe", "train_group-a"),
+                                                        ("APPLE", "train_group-c")}
+    assert left.attrs["diverged"] == [own]
+
+
+def test_claim_keeps_its_verdict_only_when_it_left_the_diverged_training_out():
+    import dataclasses
+
+    from repro.claims import Evidence
+
+    line = "run train_group-a: per_seed/0/series/S12/5/max_test_loss reached inf"
+    tables = {"fig6": _diverged_table([line])}
+    spec = C.CLAIMS["C30"]
+    said = lambda t, p: Evidence("reproduced", reason="x")  # noqa: E731
+    raw = dataclasses.replace(spec, figures=("fig6",), fn=said)
+    assert raw.evaluate(tables, {}).verdict == "not_evaluated"          # the generic rule: training diverged
+    wrapped = dataclasses.replace(raw, fn=C._excluding_diverged_baselines(said, ("fig6",)))
+    claim = wrapped.evaluate(tables, {})
+    assert claim.verdict == "reproduced" and "APPLE of run train_group-a left out" in claim.reason
