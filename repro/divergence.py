@@ -6,7 +6,9 @@ tasks (``Task.gpu``) are checked: analytic runs may legitimately hold large or u
 
 The figure shows a red note naming each diverged training and its worst loss; its CSV gets one row per diverged
 training (``panel = metric = "diverged"``, ``value`` = the worst loss, ``series`` = where in the result it is), and a
-claim judged on that figure is ``not_evaluated`` with the reason "training diverged" (repro.claims).
+claim judged on that figure is ``not_evaluated`` with the reason "training diverged" (repro.claims), unless the claim
+leaves the diverged training out of its evidence and names it (its Evidence's ``details["diverged_handled"]``; e.g.
+wpfl_minmax leaves out a PFL baseline whose training diverged).
 """
 
 from __future__ import annotations

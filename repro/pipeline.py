@@ -304,7 +304,7 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
     close(rendered.figure)
     md = rendered.markdown if rendered.markdown is not None else figure_markdown(fig, ctx, data)
     if diverged:
-        md += "\nTRAINING DIVERGED (loss not finite or above 1e6; claims on this figure are not evaluated):\n\n" + \
+        md += f"\nTRAINING DIVERGED (loss not finite or above 1e6; {DIVERGED_RULE}):\n\n" + \
             "\n".join(f"- {line}" for line in describe_divergence(diverged)) + "\n"
     if partial_text:
         md = md.rstrip("\n") + f"\n\n{partial_text}: " + ", ".join(not_run) + ".\n"
@@ -353,21 +353,28 @@ def _partial_text(not_run: list[str], total: int, profile: str) -> str:
 
 def _stamp_partial(figure, text: str) -> None:
     """A note at the top of a table rendered from part of its runs."""
-    from repro.plotting import fit_text
+    from repro.plotting import fit_text, stack_on_top
 
     t = figure.text(0.01, 1.0, text, ha="left", va="bottom", fontsize=7, color="#805000", transform=figure.transFigure)
     fit_text(figure, t, 0.98 * figure.get_figwidth() * figure.dpi)
+    stack_on_top(figure, t)
+
+
+#: what a diverged training does to the claims judged on its figure (repro.claims, ClaimSpec.evaluate)
+DIVERGED_RULE = ("a claim on this figure is not evaluated, unless it leaves the diverged training out of its evidence "
+                 "and says so in its reason")
 
 
 def _stamp_divergence(figure, diverged: dict) -> None:
     """A red note at the top of the figure naming every diverged training."""
-    from repro.plotting import fit_text
+    from repro.plotting import fit_text, stack_on_top
 
     lines = describe_divergence(diverged)
     more = f" (and {len(lines) - 4} more: see the .md)" if len(lines) > 4 else ""
-    t = figure.text(0.01, 1.0, "TRAINING DIVERGED (claims on this figure not evaluated): " + "; ".join(lines[:4]) + more,
+    t = figure.text(0.01, 1.0, f"TRAINING DIVERGED ({DIVERGED_RULE}): " + "; ".join(lines[:4]) + more,
                     ha="left", va="bottom", fontsize=7, color="#a00000", transform=figure.transFigure)
     fit_text(figure, t, 0.98 * figure.get_figwidth() * figure.dpi)
+    stack_on_top(figure, t)
 
 
 def judge_figure(slug: str, fig_id: str, profile: str, params: dict | None = None) -> tuple[list[dict], list[dict]]:

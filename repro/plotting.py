@@ -387,6 +387,22 @@ def stamp_verdicts(fig, text: str, fontsize: float = 7.5) -> None:
     fit_text(fig, t, 0.96 * _figure_width_px(fig))
 
 
+def stack_on_top(fig, text_artist, gap: float = 0.004) -> None:
+    """Move a note anchored at the top edge (``va="bottom"``, y >= 0.99 in figure coordinates) above the other notes
+    anchored there (the verdict stamp, another note), so that none covers another."""
+    renderer = fig.canvas.get_renderer()
+    height = fig.get_figheight() * fig.dpi
+    top = None
+    for other in fig.texts:
+        if other is text_artist or other.get_va() != "bottom" or other.get_position()[1] < 0.99:
+            continue
+        box = other.get_window_extent(renderer)  # the text itself; a boxed one (the verdict stamp) adds its padding
+        pad = other.get_fontsize() * fig.dpi / 72.0 * 0.6 if other.get_bbox_patch() is not None else 0.0
+        top = max(top or 0.0, (box.y1 + pad) / height)
+    if top is not None:
+        text_artist.set_y(top + gap)
+
+
 def close(fig) -> None:
     plt.close(fig)
 

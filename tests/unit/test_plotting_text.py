@@ -80,3 +80,21 @@ def test_unavailable_reason_is_never_cut(tmp_path):
     assert all(w in all_words(fig) for w in WORDS)
     png_size(fig, tmp_path, "unavailable")
     plotting.close(fig)
+
+
+def test_a_note_at_the_top_is_stacked_above_the_verdict_stamp():
+    """The divergence / partial note and the verdict box are both anchored at the figure's top edge: the note is
+    moved above the box, so neither covers the other."""
+    import matplotlib.pyplot as plt
+
+    from repro.plotting import stack_on_top, stamp_verdicts
+
+    fig, ax = plt.subplots(figsize=(8, 3))
+    stamp_verdicts(fig, "Claims on this figure: C1 reproduced; C2 not evaluated")
+    box = fig.texts[-1]
+    note = fig.text(0.01, 1.0, "TRAINING DIVERGED: run x", ha="left", va="bottom", fontsize=7, transform=fig.transFigure)
+    stack_on_top(fig, note)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    assert note.get_window_extent(r).y0 >= box.get_bbox_patch().get_window_extent(r).y1 - 0.5
+    plt.close(fig)
