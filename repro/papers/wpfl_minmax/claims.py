@@ -26,6 +26,7 @@ import dataclasses
 from repro.claims import (ClaimSet, Evidence, agree_across_readings, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
                           number, sign_test, unchanged)
 from repro.claims import bonferroni as claims_bonferroni
+from repro.divergence import MARKER
 
 CLAIMS = ClaimSet("wpfl_minmax")
 
@@ -335,7 +336,9 @@ LITERAL_FIGS = ("fig2", "fig3", "fig4", "fig5", "fig6", "fig7")
 
 
 def _literal_tables(tables) -> dict | None:
-    """``tables`` with Figs. 2-4 replaced by the literal_tau figure's rows (None where it has none)."""
+    """``tables`` with Figs. 2-7 replaced by the literal_tau figure's rows (None where it has none). A figure whose
+    literal rows lack a panel that the figure has (a panel not yet run at tau = 1) is left out: its two readings
+    would not judge the same panels."""
     t = tables.get(LITERAL)
     if t is None or len(t) == 0:
         return None
@@ -343,7 +346,9 @@ def _literal_tables(tables) -> dict | None:
     tag = t["figure"].astype(str)
     for f in LITERAL_FIGS:
         part = t[tag == f"{LITERAL}:{f}"].assign(figure=f).reset_index(drop=True)
-        if len(part):
+        have = tables.get(f)
+        panels = lambda d: set(d["panel"].astype(str)) - {MARKER}  # noqa: E731
+        if len(part) and (have is None or panels(have) <= panels(part)):
             out[f] = part
     return out
 
