@@ -416,7 +416,9 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
         return keep(b, a, names[1])
     if "inconclusive" in (a.verdict, b.verdict):
         return keep(a, b, names[0]) if a.verdict == "inconclusive" else keep(b, a, names[1])
-    return not_evaluated(f"{constant}: {pair}" if pair else constant, category="constant", **details)
+    # a direct conflict: both sides' numbers kept (the report shows what each reading gave)
+    return not_evaluated(f"{constant}: {pair}" if pair else constant, category="constant",
+                         **{**details, "readings": {names[0]: evidence_summary(a), names[1]: evidence_summary(b)}})
 
 
 def _joined(*parts: str) -> str:

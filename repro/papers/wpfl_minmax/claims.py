@@ -85,8 +85,17 @@ def _rel_gain(p: pd.DataFrame, b: pd.DataFrame, higher_better: bool) -> pd.DataF
 
 
 def _best_of(t, cfg, names, metric) -> pd.DataFrame:
+    """seed x T0: the best of the ``names`` present on ``cfg`` (a baseline left out there, e.g. one whose training
+    diverged, does not remove the panel: MissingData only when none is present)."""
     hb = HIGHER_BETTER.get(metric, True)
-    frames = [_worst(_grid(t, cfg, n, metric), hb) for n in names]
+    frames = []
+    for n in names:
+        try:
+            frames.append(_worst(_grid(t, cfg, n, metric), hb))
+        except MissingData:
+            continue
+    if not frames:
+        raise MissingData(f"{cfg}: none of {', '.join(names)} / {metric}")
     stack = np.stack([f.reindex_like(frames[0]).to_numpy() for f in frames])
     best = stack.max(0) if hb else stack.min(0)
     return pd.DataFrame(best, index=frames[0].index, columns=frames[0].columns)
@@ -335,10 +344,19 @@ READING_NOTE = ("; judged at the profile's local steps per round (the package's 
 LITERAL_FIGS = ("fig2", "fig3", "fig4", "fig5", "fig6", "fig7")
 
 
+def _covers(part: pd.DataFrame, have: pd.DataFrame | None) -> bool:
+    """Whether the other reading's rows ``part`` hold every (panel, series) that the figure ``have`` compares (a
+    reading of only some panels or series would judge different evidence)."""
+    if have is None:
+        return True
+    pairs = lambda d: set(zip(d["panel"].astype(str), d["series"].astype(str))) - {(MARKER, s) for s in d["series"].astype(str)}  # noqa: E731
+    return pairs(have) <= pairs(part)
+
+
 def _literal_tables(tables) -> dict | None:
     """``tables`` with Figs. 2-7 replaced by the literal_tau figure's rows (None where it has none). A figure whose
-    literal rows lack a panel that the figure has (a panel not yet run at tau = 1) is left out: its two readings
-    would not judge the same panels."""
+    literal rows lack a (panel, series) that the figure has (not yet run at tau = 1) is left out: its two readings
+    would not judge the same evidence."""
     t = tables.get(LITERAL)
     if t is None or len(t) == 0:
         return None
@@ -346,9 +364,7 @@ def _literal_tables(tables) -> dict | None:
     tag = t["figure"].astype(str)
     for f in LITERAL_FIGS:
         part = t[tag == f"{LITERAL}:{f}"].assign(figure=f).reset_index(drop=True)
-        have = tables.get(f)
-        panels = lambda d: set(d["panel"].astype(str)) - {MARKER}  # noqa: E731
-        if len(part) and (have is None or panels(have) <= panels(part)):
+        if len(part) and _covers(part, tables.get(f)):
             out[f] = part
     return out
 
@@ -1353,7 +1369,12 @@ def _second_best_gain(tables, fig, metric, paper_value):
                 else _rel_gain(prop, amp, True).mean(axis=1)
             vs_fedamp.setdefault(c, {})[amp_name] = round(float(g.mean()), 4)
         hb = HIGHER_BETTER[metric]
-        means = {b: float(_worst(_grid(t, c, b, metric), hb).mean().mean()) for b in PFL}
+        means = {}
+        for b in PFL:  # the baselines present on this panel (one left out, e.g. diverged, is not ranked)
+            try:
+                means[b] = float(_worst(_grid(t, c, b, metric), hb).mean().mean())
+            except MissingData:
+                continue
         second[c] = max(means, key=means.get) if hb else min(means, key=means.get)
     if not per:
         raise MissingData(f"{fig}: Proposed and the PFL baselines not regenerated together")
@@ -1730,7 +1751,7 @@ BER_READING_NOTE = ("; judged with eq. (13)'s SNR per symbol (the package's read
 
 def _ber_tables(tables, figs) -> dict | None:
     """``tables`` with ``figs`` replaced by the literal_ber figure's rows (eq. (13) as printed); None unless that
-    figure has rows for every configuration each of ``figs`` has at the package's reading."""
+    figure has rows for every (configuration, series) each of ``figs`` has at the package's reading."""
     t = tables.get(BER)
     if t is None or len(t) == 0:
         return None
@@ -1739,7 +1760,7 @@ def _ber_tables(tables, figs) -> dict | None:
     for f in figs:
         part = t[tag == f"{BER}:{f}"].assign(figure=f).reset_index(drop=True)
         have = tables.get(f)
-        if not len(part) or (have is not None and not set(have["panel"].astype(str)) <= set(part["panel"].astype(str))):
+        if not len(part) or not _covers(part, have):
             return None
         out[f] = part
     return out
@@ -1795,9 +1816,11 @@ for _spec in list(CLAIMS):
 
 # ---- a PFL baseline whose training diverged ---------------------------------------------------------------------------
 # A claim judged on a figure where a training diverged is not evaluated (repro.claims). Where the diverged trainings are
-# those of a PFL baseline (S11-S15: with the paper's DP noise, APPLE on the DNN diverges at every learning rate of the
-# sweep), the comparison with that baseline on that run's panel cannot count for or against the paper: the baseline's
-# rows of the diverged run are left out, the claim is judged on the rest, and its reason says what was left out.
+# those of a PFL baseline (S11-S15: APPLE on the DNN diverges at every learning rate of the sweep; the cause is not
+# established: the DP noise, the downlink's bit errors and APPLE's core step eta_c = N eta are candidates), the
+# comparison with that baseline on that run's panel cannot count for or against the paper: the baseline's rows of
+# the run are left out (all of them, not only the diverged trainings: keeping the ones that survived would keep the
+# baseline's best draws only), the claim is judged on the rest, and its reason says what was left out.
 _DIVERGED_LINE = re.compile(r"^run (\S+): per_seed/\d+/series/(S\d+)/")
 
 
@@ -1831,12 +1854,21 @@ def _without_diverged_baselines(tables, figs):
 
 
 def _excluding_diverged_baselines(fn, figs):
+    own = {*figs, *(f"{lit}:{f}" for lit in (LITERAL, BER) for f in figs)}  # figure tags of the rows the claim reads
+
     def judged(tables, params):
         view, handled, drop = _without_diverged_baselines(tables, figs)
         if not handled:
             return fn(tables, params)
         ev = fn(view, params)
-        note = "; ".join(f"{label} of run {rid} left out ({n} of its trainings diverged)" for (rid, label), n in drop.items())
+        read = {}  # (run, baseline) -> trainings, for the baselines the claim's own rows lost
+        for (rid, label), n in drop.items():
+            for k, t in tables.items():
+                if isinstance(t, pd.DataFrame) and {"run_id", "series", "figure"} <= set(t.columns):
+                    hit = (t["run_id"].astype(str) == rid) & (t["series"].astype(str) == label)
+                    if t.loc[hit, "figure"].astype(str).isin(own).any():
+                        read[(rid, label)] = n
+        note = "; ".join(f"{label} of run {rid} left out ({n} of its trainings diverged)" for (rid, label), n in read.items())
         return ev.but(reason="; ".join(x for x in (ev.reason, note) if x),
                       details={**ev.details, "diverged_handled": handled, "diverged_left_out": note})
     judged.__name__, judged.__doc__, judged.__wrapped__ = fn.__name__, fn.__doc__, fn

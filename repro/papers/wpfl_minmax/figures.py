@@ -80,6 +80,8 @@ class Runs:
         if s in FIXED_RATE:
             return f"{lab} (lr {self.default_lr:g}, paper)"
         tune = self.tuning.get(cfg, {}).get(s)
+        if tune and not any(v is not None for v in (tune.get("grid") or {}).values()):
+            return f"{lab} (lr {tune['chosen']:g}: untuned, every rate of the sweep diverged)"
         return f"{lab} (lr {tune['chosen']:g}, tuned)" if tune else lab
 
 
