@@ -81,7 +81,7 @@ class Runs:
             return f"{lab} (lr {self.default_lr:g}, paper)"
         tune = self.tuning.get(cfg, {}).get(s)
         if tune and not any(v is not None for v in (tune.get("grid") or {}).values()):
-            return f"{lab} (lr {tune['chosen']:g}: untuned, every rate of the sweep diverged)"
+            return f"{lab} (untuned: every lr diverged)"
         return f"{lab} (lr {tune['chosen']:g}, tuned)" if tune else lab
 
 
@@ -143,8 +143,7 @@ def _vs_t0(fig, results, ctx, metrics, configs=None):
                 t0s = sorted(avail[s])
                 per_x = [[e[0].get(metric, np.nan) if e[0].get(metric) is not None else np.nan for e in avail[s][t]] for t in t0s]
                 bad = [e[0].get("nonfinite_clients", 0) for t in t0s for e in avail[s][t]]
-                label = runs.label(cfg, s) + (f" [diverged: {sum(bad)} clients in {sum(b > 0 for b in bad)} of {len(bad)} runs]"
-                                              if sum(bad) else "")
+                label = runs.label(cfg, s) + (f" [{sum(b > 0 for b in bad)} of {len(bad)} runs diverged]" if sum(bad) else "")
                 col, mk = STYLE[s]
                 off = 0.25 * (series.index(s) - (len(series) - 1) / 2)
                 if metric == "max_test_loss":  # heavy-tailed: every seed and their geometric mean, no t-interval
