@@ -106,14 +106,10 @@ class RunCost:
 
 def _recorded(slug: str, spec: ex.RunSpec, profile: str, device: str) -> tuple[float, float] | None:
     """(wall, CPU seconds) recorded by a finished run of this profile on this kind of device, if any."""
-    from repro.results import read_json
+    from repro.results import read_json_or_none
 
-    path = paths.run_result_path(profile, slug, spec.run_id)
-    if not path.exists():
-        return None
-    try:
-        rec = read_json(path)
-    except (OSError, ValueError):
+    rec = read_json_or_none(paths.run_result_path(profile, slug, spec.run_id))
+    if not isinstance(rec, dict):
         return None
     if ex.is_unavailable(rec.get("result", {})) or "cpu_s" not in rec or str(rec.get("device", "cpu")) != device:
         return None
@@ -396,16 +392,15 @@ STORE = "docs/costs.json"  # the probe measurements of ``python -m repro.costs``
 def recorded_ledger(profiles=None) -> dict:
     """``{profile: {slug: {job id: CPU seconds}}}`` from the result files under ``results/`` (jobs run on a CPU);
     ``None`` for a job whose dataset was unavailable when it ran (what it costs with the data is not known)."""
-    from repro.results import read_json
+    from repro.results import read_json_or_none
 
     out: dict = {}
     for profile in profiles or ex.PROFILES:
         for slug in registry.slugs():
             runs = paths.results_dir(profile, slug) / "runs"
             for f in sorted(runs.glob("*.json")) if runs.is_dir() else []:
-                try:
-                    rec = read_json(f)
-                except (OSError, ValueError):
+                rec = read_json_or_none(f)
+                if not isinstance(rec, dict):
                     continue
                 if "cpu_s" in rec and str(rec.get("device", "cpu")) == "cpu":
                     from repro.pipeline import any_unavailable
@@ -416,12 +411,10 @@ def recorded_ledger(profiles=None) -> dict:
 
 
 def _read_json_file(path: Path) -> dict:
-    import json
+    from repro.results import read_json_or_none
 
-    try:
-        return json.loads(path.read_text()) if path.is_file() else {}
-    except (OSError, ValueError):
-        return {}
+    doc = read_json_or_none(path)
+    return doc if isinstance(doc, dict) else {}
 
 
 @dataclass

@@ -223,14 +223,9 @@ class RunContext:
             claim.release()
 
     def _kept_part(self, path: Path, key: str, fingerprint: dict):
-        from repro.results import _to_jsonable, read_json
+        from repro.results import _to_jsonable, read_json_or_none
 
-        if not path.exists():
-            return None
-        try:
-            kept = read_json(path)
-        except (OSError, ValueError):
-            return None
+        kept = read_json_or_none(path)
         # compared as stored: write_json keeps an infinite parameter (eps = inf) as the string "inf"
         if isinstance(kept, dict) and kept.get("key") == key and kept.get("fingerprint") == json.loads(
                 json.dumps(_to_jsonable(fingerprint), default=str)) and isinstance(kept.get("result"), dict):
@@ -308,24 +303,31 @@ class _Claim:
             return True
         return False
 
-    def holder(self) -> str:
+    def _claimant(self):
+        """``(host, pid)`` written in the claim; None if it is gone; ``()`` if it cannot be read yet."""
         try:
             host, pid = self.path.read_text().split()
-            return f"process {pid} on {host}"
+            return host, pid
+        except FileNotFoundError:
+            return None
         except (OSError, ValueError):
-            return "another process"
+            return ()
+
+    def holder(self) -> str:
+        who = self._claimant()
+        return f"process {who[1]} on {who[0]}" if who else "another process"
 
     def alive(self) -> bool:
         """Whether the claimant still runs (a claim from another host, or one being written, counts as live)."""
         import os
         import socket
 
-        try:
-            host, pid = self.path.read_text().split()
-        except FileNotFoundError:
+        who = self._claimant()
+        if who is None:
             return False
-        except (OSError, ValueError):
+        if not who:
             return True
+        host, pid = who
         if host != socket.gethostname():
             return True
         try:

@@ -96,6 +96,14 @@ def read_json(path: str | os.PathLike) -> Any:
     return json.loads(Path(path).read_text())
 
 
+def read_json_or_none(path: str | os.PathLike) -> Any:
+    """``read_json``, or None where the file is missing, unreadable or not JSON (a damaged or half-written record)."""
+    try:
+        return read_json(path)
+    except (OSError, ValueError):
+        return None
+
+
 def write_text(path: str | os.PathLike, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text)

@@ -21,6 +21,19 @@ def _client_data(sizes, shape=(28, 28), seed=0):
                                          [torch.randint(0, 10, (m,), generator=g) for m in sizes])
 
 
+def _rounds(model_name, seed, rounds, make, switch, on, shape=(28, 28)):
+    """The state after ``rounds`` rounds of the algorithm ``make(setup)`` on three uneven clients, with its fast path
+    (attribute ``switch``) on or off."""
+    model = build_model(model_name)
+    streams = RngStreams(seed)
+    algo = make(FLSetup(model, _client_data([14, 9, 20], shape=shape), streams, lr=0.05, batch_size=4))
+    setattr(algo, switch, on)
+    state = algo.init(model.init(streams.torch("init"))[0])
+    for t in range(rounds):
+        state = algo.round(state, t)
+    return state
+
+
 @pytest.mark.parametrize("per_row", [False, True])
 def test_fused_prox_pull_equals_the_out_of_place_pull(monkeypatch, per_row):
     model = build_model("dnn")
@@ -45,16 +58,8 @@ def test_fused_prox_pull_equals_the_out_of_place_pull(monkeypatch, per_row):
 @pytest.mark.parametrize("model_name,shape", [("dnn", (28, 28)), ("mlr", (28, 28)), ("cnn", (28, 28))])
 def test_pfedme_fused_inner_solve_equals_the_generic_loop(model_name, shape):
     def run(fused: bool):
-        model = build_model(model_name)
-        data = _client_data([14, 9, 20], shape=shape)
-        streams = RngStreams(5)
-        setup = FLSetup(model, data, streams, lr=0.05, batch_size=4)
-        algo = PFedMe(setup, lam=15.0, inner_steps=3, personal_lr=0.02)
-        algo.fused = fused
-        state = algo.init(model.init(streams.torch("init"))[0])
-        for t in range(2):
-            state = algo.round(state, t)
-        return state
+        return _rounds(model_name, 5, 2, lambda setup: PFedMe(setup, lam=15.0, inner_steps=3, personal_lr=0.02),
+                       "fused", fused, shape=shape)
 
     fast, slow = run(True), run(False)
     torch.testing.assert_close(fast.personal, slow.personal, rtol=1e-4, atol=1e-6)
@@ -81,15 +86,7 @@ def test_fedala_top_only_ala_equals_the_full_gradient(model_name):
     from repro.algorithms.fedala import FedALA
 
     def run(fast: bool):
-        model = build_model(model_name)
-        data = _client_data([14, 9, 20])
-        streams = RngStreams(7)
-        algo = FedALA(FLSetup(model, data, streams, lr=0.05, batch_size=4), eta_w=1.0, start_phase_max_epochs=3)
-        algo.fast = fast
-        state = algo.init(model.init(streams.torch("init"))[0])
-        for t in range(3):
-            state = algo.round(state, t)
-        return state
+        return _rounds(model_name, 7, 3, lambda setup: FedALA(setup, eta_w=1.0, start_phase_max_epochs=3), "fast", fast)
 
     fast, slow = run(True), run(False)
     assert not torch.all(slow.weights == 1.0), "W never moved: the test would not exercise ALA"
