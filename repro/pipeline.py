@@ -102,30 +102,32 @@ def help_run(slug: str, run_id: str, profile: str, device: str = "cpu", threads:
     set_threads(threads)
     ex.prepare_device(device)
     ctx = ex.RunContext(profile=profile, run_id=run_id, device=device, threads=threads, log=log,
-                        parts_dir=_parts_dir(out), skip_claimed=True)
+                        parts_dir=_parts_dir(out))
     log(f"start ({spec.task}, seed {spec.seed})")
-    try:
-        _execute_task(slug, spec, ctx)
-    except Exception as e:  # a later step read a sub-job that another process still computes
-        if not ctx.skipped:
-            raise
-        log(f"stopped at a step that needs a sub-job still being computed elsewhere ({type(e).__name__}: {e})")
+    _skipping_pass(slug, spec, ctx)
     computed = sum(1 for j in ctx.sub_jobs.values() if not j.get("kept"))
     log(f"done: {computed} sub-job(s) computed here")
     return computed
+
+
+def _skipping_pass(slug: str, spec: ex.RunSpec, ctx: ex.RunContext) -> dict | None:
+    """The task with every sub-job that another process has claimed skipped. None where a later step needed one of
+    those (an error with nothing skipped is raised as it is)."""
+    ctx.skip_claimed, ctx.skipped = True, 0
+    try:
+        return _execute_task(slug, spec, ctx)
+    except Exception as e:
+        if not ctx.skipped:
+            raise
+        ctx.log(f"stopped at a step that needs a sub-job still being computed elsewhere ({type(e).__name__}: {e})")
+        return None
 
 
 def _execute_shared(slug: str, spec: ex.RunSpec, ctx: ex.RunContext) -> dict:
     """The task in up to two passes: first every sub-job that no helper has claimed (the others skipped), then,
     if some were skipped, again, waiting for the helpers' sub-jobs and keeping everything already finished. Without
     helpers the first pass is the whole run."""
-    ctx.skip_claimed, ctx.skipped = True, 0
-    try:
-        result = _execute_task(slug, spec, ctx)
-    except Exception:
-        if not ctx.skipped:
-            raise
-        result = None  # a step needed a sub-job a helper still computes: the second pass waits for it
+    result = _skipping_pass(slug, spec, ctx)
     if not ctx.skipped:
         return result
     ctx.log(f"{ctx.skipped} sub-job(s) computed by helpers: assembling the run, waiting for the ones not yet finished")
