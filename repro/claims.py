@@ -61,6 +61,20 @@ from repro.stats import LEVEL, Interval, exact_value, mean_interval
 
 VERDICTS = ("reproduced", "not_reproduced", "inconclusive", "not_evaluated")
 KINDS = ("exact", "direction", "number")
+#: What kind of result a claim's verdict is (judging rule f, docs/judging.md). Only the first two are reproductions;
+#: a claim of the other categories that holds is counted apart under its category, never as "reproduced".
+CATEGORIES = {
+    "empirical": "empirical reproduction: a trained or simulated result of the paper's experiment",
+    "closed_form": "closed form / identity: the paper's formula or theorem evaluated exactly",
+    "by_construction": "true by construction: the runs implement what the claim states (a check of the implementation)",
+    "calibration_input": "calibration input or setting: a value the package solves for or sets, not a result",
+    "package_check": "package re-test or self-check: not a claim the paper's experiment makes",
+}
+REPRODUCTION_CATEGORIES = ("empirical", "closed_form")
+#: the columns the reports count, in order: the reproductions by category, what holds without being a reproduction,
+#: then the other verdicts (repro.record.record_column)
+RECORD_COLUMNS = ("reproduced_empirical", "reproduced_closed_form", "holds_not_counted", "not_reproduced",
+                  "inconclusive", "not_evaluated")
 KIND_MEANING = {
     "exact": "an analytic value, checked exactly (to rounding)",
     "direction": "an ordering or trend, judged by the 95 % interval of its effect over seeds",
@@ -490,10 +504,13 @@ class Claim:
     tolerance: str = ""
     reason: str = ""
     details: dict = field(default_factory=dict)
+    category: str = "empirical"
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind {self.kind!r} not in {KINDS}")
+        if self.category not in CATEGORIES:
+            raise ValueError(f"claim {self.id}: category {self.category!r} not in {sorted(CATEGORIES)}")
         if self.verdict not in VERDICTS:
             raise ValueError(f"claim {self.id}: verdict {self.verdict!r} not in {VERDICTS}")
 
@@ -514,6 +531,7 @@ class ClaimSpec:
     fn: Callable[[dict, dict], Evidence]
     refute: Counterfactual
     support: Counterfactual
+    category: str = "empirical"
 
     def evaluate(self, tables: Mapping, params: Mapping) -> Claim:
         ev = judge_or_missing(self.fn, tables, params)
@@ -536,7 +554,7 @@ class ClaimSpec:
             tests=self.tests, verdict=ev.verdict, effect=_round(ev.effect),
             interval=None if iv is None else [_round(iv.low), _round(iv.high)], n=None if iv is None else iv.n,
             paper_value=_jsonable(ev.paper_value), regenerated=_jsonable(ev.regenerated), ratio=ratio,
-            tolerance=ev.tolerance, reason=ev.reason, details=_jsonable(ev.details))
+            tolerance=ev.tolerance, reason=ev.reason, details=_jsonable(ev.details), category=self.category)
 
 
 def _jsonable(v):
@@ -570,10 +588,15 @@ class ClaimSet:
         self._specs: dict[str, ClaimSpec] = {}
 
     def claim(self, id: str, *, figures, paper_says: str, tests: str, refute: Counterfactual, support: Counterfactual,
-              kind: str = "direction"):
-        """Register the decorated function ``(tables, params) -> Evidence`` as claim ``id``."""
+              kind: str = "direction", category: str | None = None):
+        """Register the decorated function ``(tables, params) -> Evidence`` as claim ``id``. ``category`` (a key of
+        :data:`CATEGORIES`) says what kind of result its verdict is; default: ``closed_form`` for an ``exact`` claim,
+        ``empirical`` otherwise."""
         if kind not in KINDS:
             raise ValueError(f"claim {id}: kind {kind!r} not in {KINDS}")
+        category = category or ("closed_form" if kind == "exact" else "empirical")
+        if category not in CATEGORIES:
+            raise ValueError(f"claim {id}: category {category!r} not in {sorted(CATEGORIES)}")
         if id in self._specs:
             raise ValueError(f"{self.paper}: claim id {id!r} registered twice")
         if not (callable(refute) and callable(support)):
@@ -581,7 +604,8 @@ class ClaimSet:
         figs = (figures,) if isinstance(figures, str) else tuple(figures)
 
         def register(fn):
-            self._specs[id] = ClaimSpec(id, self.paper, figs, kind, paper_says.strip(), tests.strip(), fn, refute, support)
+            self._specs[id] = ClaimSpec(id, self.paper, figs, kind, paper_says.strip(), tests.strip(), fn, refute, support,
+                                        category)
             return fn
 
         return register
@@ -743,6 +767,39 @@ def verdict_counts(claims: Iterable) -> dict[str, int]:
     for c in claims:
         counts[c["verdict"] if isinstance(c, Mapping) else c.verdict] += 1
     return counts
+
+
+def claim_category(c) -> str:
+    """The declared category of a claim (a :class:`Claim` or its claims.json entry; an entry written before categories
+    existed: ``closed_form`` for an exact claim, else ``empirical``)."""
+    if not isinstance(c, Mapping):
+        return c.category
+    return c.get("category") or ("closed_form" if c.get("kind") == "exact" else "empirical")
+
+
+def record_column(c) -> str:
+    """Which of :data:`RECORD_COLUMNS` a claim is counted in: a ``reproduced`` verdict by its category (a
+    calibration input, a construction or a package check that holds is ``holds_not_counted``); the other verdicts
+    as they are (a failing package check is a failure like any other).
+
+    >>> record_column({"verdict": "reproduced", "kind": "exact", "category": "calibration_input"})
+    'holds_not_counted'
+    >>> record_column({"verdict": "reproduced", "kind": "direction"})
+    'reproduced_empirical'
+    """
+    verdict = c["verdict"] if isinstance(c, Mapping) else c.verdict
+    if verdict != "reproduced":
+        return verdict
+    cat = claim_category(c)
+    return f"reproduced_{cat}" if cat in REPRODUCTION_CATEGORIES else "holds_not_counted"
+
+
+def record_column_counts(claims: Iterable) -> dict[str, int]:
+    """How many claims fall in each of :data:`RECORD_COLUMNS`."""
+    out = {k: 0 for k in RECORD_COLUMNS}
+    for c in claims:
+        out[record_column(c)] += 1
+    return out
 
 
 def not_evaluated_counts(claims: Iterable) -> dict[str, int]:

@@ -120,7 +120,7 @@ def findings_markdown() -> str:
     """The README's first table: per paper its headline claims with the paper's value, the regenerated one,
     the scale the verdict of record comes from and the verdict."""
     from repro import record
-    from repro.report import VERDICT_TEXT, effect_text, fmt
+    from repro.report import effect_text, fmt, verdict_text
 
     lines = [FINDINGS_START, "", "| paper | claim | paper value | regenerated | scale | verdict of record |",
              "|---|---|---|---|---|---|"]
@@ -134,7 +134,7 @@ def findings_markdown() -> str:
             c = r.claim
             measured = effect_text(c) if r.verdict != "not_evaluated" else _short(c.get("reason", ""), 90)
             paper_value = fmt(c.get("paper_value")) if c.get("kind") == "number" else "(direction)" if c.get("kind") == "direction" else fmt(c.get("paper_value"))
-            verdict = VERDICT_TEXT[r.verdict]
+            verdict = verdict_text(c, r.verdict)
             verdict = f"**{verdict}**" if r.verdict == "not_reproduced" else verdict
             lines.append(f"| [`{slug}`](repro/papers/{slug}/README.md) | {cid}: {_short(c['paper_says'])} | {paper_value} | "
                          f"{measured.replace('|', '/')} | {r.scale} | {verdict} |")
@@ -185,7 +185,8 @@ def gallery_page() -> str:
 def verdicts_page() -> str:
     """docs/verdicts.md: every claim's verdict of record, its scale, and both profiles' verdicts."""
     from repro import record
-    from repro.report import VERDICT_TEXT
+    from repro.report import CATEGORY_TEXT, verdict_text
+    from repro.claims import claim_category
 
     lines = ["# Every claim's verdict of record", "",
              "Written by `python -m repro.gallery` from `results/{quick,paper}/<slug>/claims.json`. **Scale**: `paper` = "
@@ -193,10 +194,12 @@ def verdicts_page() -> str:
              "it yet); `-` = not evaluated at either scale. The evidence of each verdict: "
              "[figures/paper/claims.md](../figures/paper/claims.md), [figures/quick/claims.md](../figures/quick/claims.md).", ""]
     for slug in registry.slugs():
-        lines += [f"## `{slug}`", "", "| claim | the paper says | verdict of record | scale | quick | paper |", "|---|---|---|---|---|---|"]
+        lines += [f"## `{slug}`", "", "| claim | the paper says | category | verdict of record | scale | quick | paper |",
+                  "|---|---|---|---|---|---|---|"]
         for r in record.records(slug):
             says = _short(r.claim.get("paper_says", ""), 110) if r.claim else ""
-            lines.append(f"| {r.id} | {says} | {VERDICT_TEXT[r.verdict]} | {r.scale} | {r.quick or 'not run'} | "
+            cat = CATEGORY_TEXT[claim_category(r.claim or {})]
+            lines.append(f"| {r.id} | {says} | {cat} | {verdict_text(r.claim or {}, r.verdict)} | {r.scale} | {r.quick or 'not run'} | "
                          f"{r.paper or 'not run'} |")
         lines.append("")
     return "\n".join(lines)

@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 
 from repro import registry
-from repro.claims import VERDICTS
+from repro.claims import RECORD_COLUMNS, VERDICTS
 from repro.report import load_paper_claims
 
 SCALES = ("paper", "quick", "-")
@@ -79,12 +79,24 @@ def records(slug: str, quick: list[dict] | None = None, paper: list[dict] | None
     return out
 
 
+def column_of(r: Record) -> str:
+    """The column of :data:`repro.claims.RECORD_COLUMNS` a verdict of record is counted in (judging rule f: only
+    empirical and closed-form results count as reproduced)."""
+    from repro.claims import record_column
+
+    return record_column({**(r.claim or {}), "verdict": r.verdict})
+
+
 def counts(recs: list[Record]) -> dict[str, int]:
-    """Verdicts of record per verdict, and per scale as ``"<verdict>@<scale>"``."""
+    """Verdicts of record per verdict, per column of :data:`repro.claims.RECORD_COLUMNS` (keys not already verdicts),
+    and per scale as ``"<verdict or column>@<scale>"``."""
     out = {v: 0 for v in VERDICTS}
+    out.update({k: 0 for k in RECORD_COLUMNS if k not in out})
     for r in recs:
-        out[r.verdict] += 1
-        out[f"{r.verdict}@{r.scale}"] = out.get(f"{r.verdict}@{r.scale}", 0) + 1
+        keys = {r.verdict, column_of(r)}
+        for k in keys:
+            out[k] += 1
+            out[f"{k}@{r.scale}"] = out.get(f"{k}@{r.scale}", 0) + 1
     return out
 
 
@@ -98,7 +110,16 @@ _SHORT_REASON = {"offline": "data offline", "regime": "regime", "constant": "uns
                  "other": "other"}
 
 
+_CATEGORY_SHORT = {"by_construction": "by construction", "calibration_input": "calibration input",
+                   "package_check": "package check"}
+RECORD_HEAD = ["reproduced (empirical)", "reproduced (closed form)",
+               "holds, not counted (by construction / calibration input / package check)", "not reproduced",
+               "inconclusive", "not evaluated"]
+
+
 def _verdict_cell(c: dict, v: str, recs: list[Record] | None = None) -> str:
+    """One cell of the record table: the count of verdict or column ``v``, with how many at paper scale, the
+    not-evaluated ones per named reason and the held-not-counted ones per category."""
     n, at_paper = c.get(v, 0), c.get(f"{v}@paper", 0)
     if not n:
         return "0"
@@ -109,30 +130,40 @@ def _verdict_cell(c: dict, v: str, recs: list[Record] | None = None) -> str:
         parts = [f"{_SHORT_REASON.get(k, k)} {m}" for k, m in why.items() if m]
         return f"{n} ({', '.join(parts)})" if parts else str(n)
     notes = [f"{at_paper} paper"] if at_paper else []
-    if v == "reproduced":  # a calibration or construction the run sets itself is not an empirical reproduction
-        built = sum(1 for r in recs or [] if r.verdict == v and (r.claim or {}).get("details", {}).get("by_construction"))
-        notes += [f"{built} by construction"] if built else []
+    if v == "holds_not_counted":
+        from repro.claims import claim_category
+
+        held = [claim_category(r.claim or {}) for r in recs or [] if column_of(r) == v]
+        notes += [f"{_CATEGORY_SHORT[k]} {held.count(k)}" for k in _CATEGORY_SHORT if held.count(k)]
     return f"{n} ({'; '.join(notes)})" if notes else str(n)
 
 
+def _profile_counts(claims: list[dict]) -> str:
+    """A profile's own counts: reproduced (empirical + closed form) / holds not counted / not reproduced /
+    inconclusive / not evaluated."""
+    from repro.claims import record_column_counts
+
+    n = record_column_counts(claims)
+    return " / ".join(str(x) for x in (n["reproduced_empirical"] + n["reproduced_closed_form"], n["holds_not_counted"],
+                                       n["not_reproduced"], n["inconclusive"], n["not_evaluated"]))
+
+
 def record_table_markdown(slugs=None, link=True) -> str:
-    """Per paper: the verdicts of record (how many at paper scale; the not-evaluated ones per named reason), then
-    the quick and paper profiles' own counts side by side."""
-    lines = ["| paper | claims | reproduced | not reproduced | inconclusive | not evaluated | quick profile "
-             "(r / nr / inc / ne) | paper profile (r / nr / inc / ne) |" + (" evidence |" if link else ""),
-             "|---|---|---|---|---|---|---|---|" + ("---|" if link else "")]
+    """Per paper: the verdicts of record by column (how many at paper scale; the not-evaluated ones per named
+    reason; what holds without counting as a reproduction, per category), then the quick and paper profiles' own
+    counts side by side."""
+    lines = ["| paper | claims | " + " | ".join(RECORD_HEAD) + " | quick profile (r / held / nr / inc / ne) | paper "
+             "profile (r / held / nr / inc / ne) |" + (" evidence |" if link else ""),
+             "|---|---|" + "---|" * len(RECORD_HEAD) + "---|---|" + ("---|" if link else "")]
     for slug in slugs or registry.slugs():
         recs = records(slug)
         c = counts(recs)
         sides = []
         for profile in ("quick", "paper"):
             claims = load_paper_claims(profile, slug)
-            if claims is None:
-                sides.append("not run")
-                continue
-            n = {v: sum(x["verdict"] == v for x in claims) for v in VERDICTS}
-            sides.append(" / ".join(str(n[v]) for v in VERDICTS))
-        row = f"| `{slug}` | {len(recs)} | " + " | ".join(_verdict_cell(c, v, recs) for v in VERDICTS) + " | " + " | ".join(sides) + " |"
+            sides.append("not run" if claims is None else _profile_counts(claims))
+        row = (f"| `{slug}` | {len(recs)} | " + " | ".join(_verdict_cell(c, v, recs) for v in RECORD_COLUMNS) + " | "
+               + " | ".join(sides) + " |")
         if link:
             row += f" [README](repro/papers/{slug}/README.md) |"
         lines.append(row)
@@ -155,7 +186,7 @@ def landing_rst(profile: str, slugs=None) -> str:
     """The HTML report's landing page (reStructuredText): the verdicts of record per paper and the headline claims
     (the README's findings), every cell escaped so that no claim text is read as markup."""
     from repro.gallery import HEADLINES
-    from repro.report import VERDICT_TEXT, effect_text
+    from repro.report import effect_text, verdict_text
     from repro.rst import escape
 
     slugs = list(slugs or registry.slugs())
@@ -171,8 +202,8 @@ def landing_rst(profile: str, slugs=None) -> str:
     for slug in slugs:
         recs = records(slug)
         n = counts(recs)
-        per_paper.append([slug, str(len(recs))] + [_verdict_cell(n, v, recs) for v in VERDICTS])
-    head = ["paper", "claims", "reproduced", "not reproduced", "inconclusive", "not evaluated"]
+        per_paper.append([slug, str(len(recs))] + [_verdict_cell(n, v, recs) for v in RECORD_COLUMNS])
+    head = ["paper", "claims", *RECORD_HEAD]
     findings = []
     for slug in slugs:
         recs = {r.id: r for r in records(slug)}
@@ -182,7 +213,7 @@ def landing_rst(profile: str, slugs=None) -> str:
                 continue
             measured = effect_text(r.claim) if r.verdict != "not_evaluated" else r.claim.get("reason", "")
             findings.append([slug, f"{cid}: {' '.join(str(r.claim['paper_says']).split())[:160]}", measured[:160] or "-",
-                             r.scale, VERDICT_TEXT[r.verdict]])
+                             r.scale, verdict_text(r.claim, r.verdict)])
     lines = ["Verdicts of the claims of five papers on private and wireless federated learning, judged on regenerated "
              f"numbers (report of profile ``{escape(profile)}``). The verdict of record of a claim is the paper-scale "
              "one where the paper's experiment was run, else the quick profile's; the scale column says which. Every "

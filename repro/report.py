@@ -15,11 +15,37 @@ import math
 
 from repro import experiment as ex
 from repro import paths, registry
-from repro.claims import KIND_MEANING, NOT_EVALUATED_REASONS, VERDICTS, not_evaluated_counts, verdict_counts
+from repro.claims import (CATEGORIES, KIND_MEANING, NOT_EVALUATED_REASONS, RECORD_COLUMNS, VERDICTS, claim_category,
+                          not_evaluated_counts, record_column, record_column_counts, verdict_counts)
 from repro.results import read_json, read_tidy_csv
 
 VERDICT_TEXT = {"reproduced": "reproduced", "not_reproduced": "NOT reproduced", "inconclusive": "inconclusive",
                 "not_evaluated": "not evaluated"}
+CATEGORY_TEXT = {"empirical": "empirical", "closed_form": "closed form", "by_construction": "by construction",
+                 "calibration_input": "calibration input", "package_check": "package check"}
+COLUMN_TEXT = {"reproduced_empirical": "reproduced", "reproduced_closed_form": "reproduced (closed form)",
+               "holds_not_counted": "holds, not counted", **{v: VERDICT_TEXT[v] for v in VERDICTS if v != "reproduced"}}
+
+
+def verdict_text(c: dict, verdict: str | None = None) -> str:
+    """The verdict as a reader sees it (judging rule f): a closed-form reproduction says so, and a claim of a
+    category that is not a reproduction (by construction, calibration input, package check) that holds says
+    "holds" with its category, never "reproduced".
+
+    >>> verdict_text({"verdict": "reproduced", "kind": "exact", "category": "calibration_input"})
+    'holds (calibration input; not a reproduction)'
+    """
+    v = verdict or c["verdict"]
+    col = record_column({**c, "verdict": v})
+    if col == "holds_not_counted":
+        return f"holds ({CATEGORY_TEXT[claim_category(c)]}; not a reproduction)"
+    return COLUMN_TEXT.get(col, VERDICT_TEXT[v])
+
+
+def column_summary(claims: list[dict]) -> str:
+    """``3 reproduced, 1 reproduced (closed form), 2 holds, not counted, ...`` (the non-zero columns)."""
+    n = record_column_counts(claims)
+    return ", ".join(f"{n[k]} {COLUMN_TEXT[k]}" for k in RECORD_COLUMNS if n[k])
 
 
 def load_paper_claims(profile: str, slug: str) -> list[dict] | None:
@@ -63,7 +89,7 @@ def effect_text(c: dict) -> str:
 
 def claim_line(c: dict) -> str:
     """One-line summary of a claim's verdict for captions."""
-    txt = f"{c['id']} {VERDICT_TEXT[c['verdict']]}"
+    txt = f"{c['id']} {verdict_text(c)}"
     eff = effect_text(c)
     if c["verdict"] == "not_evaluated":
         return f"{txt} ({c.get('reason', '')})"
@@ -83,9 +109,7 @@ def figure_caption(profile: str, slug: str, fig: ex.FigureSpec, claims: list[dic
     if claims is None:
         parts.append("Claims not evaluated yet.")
     elif mine:
-        counts = verdict_counts(mine)
-        summary = ", ".join(f"{n} {VERDICT_TEXT[v]}" for v, n in counts.items() if n)
-        parts.append(f"Measured: {summary} - " + "; ".join(claim_line(c) for c in mine) + ".")
+        parts.append(f"Measured: {column_summary(mine)} - " + "; ".join(claim_line(c) for c in mine) + ".")
     return " ".join(parts)
 
 
@@ -97,10 +121,10 @@ def verdict_stamp(profile: str, fig_id: str, judged: list[dict], elsewhere: list
     ...                                 {"id": "C2", "verdict": "reproduced"}], [{"id": "C9", "figures": ["fig2", "fig3"]}])
     'Claims on this figure, quick profile: reproduced C1, C2 · NOT reproduced C4 · judged with fig3 (see claims.md): C9'
     """
-    by_verdict: dict[str, list[str]] = {}
-    for c in judged:
-        by_verdict.setdefault(c["verdict"], []).append(c["id"])
-    parts = [f"{VERDICT_TEXT[v]} {', '.join(by_verdict[v])}" for v in VERDICTS if v in by_verdict]
+    by_column: dict[str, list[str]] = {}
+    for c in judged:  # grouped by what the verdict counts as (rule f: a calibration input that holds is not "reproduced")
+        by_column.setdefault(record_column(c), []).append(c["id"])
+    parts = [f"{COLUMN_TEXT[k]} {', '.join(by_column[k])}" for k in RECORD_COLUMNS if k in by_column]
     if elsewhere:
         ids = [c["id"] for c in elsewhere]
         others = sorted({f for c in elsewhere for f in c["figures"]} - {fig_id})
@@ -143,8 +167,8 @@ def paper_section(profile: str, slug: str) -> str:
     lines = [f"## `{slug}`: {info.title}", ""]
     if claims is None:
         return "\n".join(lines + [f"_Claims not evaluated: run `snakemake --cores 2 all --config profile={profile}`._", ""])
-    counts = verdict_counts(claims)
-    lines.append("**Summary:** " + ", ".join(f"{counts[v]} {VERDICT_TEXT[v]}" for v in VERDICTS)
+    n = record_column_counts(claims)
+    lines.append("**Summary:** " + ", ".join(f"{n[k]} {COLUMN_TEXT[k]}" for k in RECORD_COLUMNS)
                  + not_evaluated_breakdown(claims) + f" (of {len(claims)} claims).")
     lines.append("")
     priv = privacy_rows(profile, slug)
@@ -158,9 +182,10 @@ def paper_section(profile: str, slug: str) -> str:
                          f"{fmt(r.get('certified_epsilon'))} | {fmt(r.get('ratio'), 3)} | {fmt(r.get('delta'))} |")
         lines.append("")
     for c in claims:
-        lines += [f"### {c['id']}: {_headline(c['paper_says'])} ({', '.join(c['figures'])}): {VERDICT_TEXT[c['verdict']]}", "",
+        lines += [f"### {c['id']}: {_headline(c['paper_says'])} ({', '.join(c['figures'])}): {verdict_text(c)}", "",
                   f"- **Paper says:** {c['paper_says']}",
-                  f"- **Check:** {c['tests']} _({c['kind']}: {KIND_MEANING[c['kind']]})_"]
+                  f"- **Check:** {c['tests']} _({c['kind']}: {KIND_MEANING[c['kind']]})_",
+                  f"- **Category:** {CATEGORIES[claim_category(c)]}"]
         if c["verdict"] != "not_evaluated":
             if c["kind"] == "number":
                 lines.append(f"- **Paper value:** {fmt(c['paper_value'])}; **regenerated:** {effect_text(c)}; "
@@ -179,16 +204,19 @@ def report_markdown(profile: str, slugs=None) -> str:
              "Each claim of each paper is judged on the regenerated numbers: `reproduced` (the paper's direction "
              "holds and the 95 % interval over seeds excludes the opposite, or the paper's number lies within "
              "tolerance), `NOT reproduced` (the interval excludes the paper's direction or number), `inconclusive` "
-             "(the interval straddles), `not evaluated` (with the reason). Analytic values are checked exactly.", "",
-             "| paper | reproduced | NOT reproduced | inconclusive | not evaluated |", "|---|---|---|---|---|"]
+             "(the interval straddles), `not evaluated` (with the reason). Analytic values are checked exactly. Only "
+             "empirical and closed-form results count as reproductions: a claim that holds by construction, a "
+             "calibration input (a setting the package solves for) and a package check are counted apart "
+             "(docs/judging.md, rule f).", "",
+             "| paper | " + " | ".join(COLUMN_TEXT[k] for k in RECORD_COLUMNS) + " |", "|---|" + "---|" * len(RECORD_COLUMNS)]
     for slug in slugs:
         claims = load_paper_claims(profile, slug)
         if claims is None:
-            lines.append(f"| [`{slug}`](#{slug}) | - | - | - | - |")
+            lines.append(f"| [`{slug}`](#{slug}) |" + " - |" * len(RECORD_COLUMNS))
             continue
-        c = verdict_counts(claims)
-        lines.append(f"| `{slug}` | {c['reproduced']} | {c['not_reproduced']} | {c['inconclusive']} | "
-                     f"{c['not_evaluated']}{not_evaluated_breakdown(claims)} |")
+        c = record_column_counts(claims)
+        lines.append(f"| `{slug}` | " + " | ".join(str(c[k]) for k in RECORD_COLUMNS[:-1])
+                     + f" | {c['not_evaluated']}{not_evaluated_breakdown(claims)} |")
     lines.append("")
     from repro import record  # noqa: PLC0415 (record reads claims through this module)
 
@@ -196,7 +224,7 @@ def report_markdown(profile: str, slugs=None) -> str:
               "The verdict a claim stands at: the paper profile's where the paper's experiment judged it, else the "
               "quick profile's (then it stands only because no paper-scale run contradicts it). Counts in brackets: "
               "how many of them come from the paper profile. The last two columns are each profile's own counts "
-              "(reproduced / not reproduced / inconclusive / not evaluated).", "",
+              "(reproduced / holds, not counted / not reproduced / inconclusive / not evaluated).", "",
               record.record_table_markdown(slugs, link=False), "",
               "### Quick vs paper", "",
               "Claims judged in both profiles with different verdicts (a contradiction fails "

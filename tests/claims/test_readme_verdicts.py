@@ -5,7 +5,7 @@ import re
 
 from repro import paths, record
 from repro.gallery import FINDINGS_END, FINDINGS_START, HEADLINES, record_markdown
-from repro.report import VERDICT_TEXT
+from repro.report import verdict_text
 
 
 def _readme():
@@ -29,7 +29,7 @@ def test_readme_findings_carry_each_headline_claims_verdict_of_record_and_scale(
         recs = {r.id: r for r in record.records(slug)}
         for cid in ids:
             r = recs[cid]
-            assert rows.get((slug, cid)) == (r.scale, VERDICT_TEXT[r.verdict]), \
+            assert rows.get((slug, cid)) == (r.scale, verdict_text(r.claim, r.verdict)), \
                 f"README findings row {slug} {cid} is stale: run `python -m repro.gallery`"
 
 

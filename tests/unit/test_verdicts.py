@@ -260,14 +260,35 @@ def test_not_reproduced_on_opposite_sides_of_a_continuous_constant_do_not_agree(
     assert cl.agree_across_readings(above, below, **kw).verdict == "not_reproduced"
 
 
-def test_record_table_counts_reproductions_by_construction_apart():
+def test_record_table_counts_only_empirical_and_closed_form_results_as_reproduced():
+    """Judging rule f: a claim of category by construction / calibration input / package check that holds is counted
+    apart, per category, never as reproduced; a failing one is a failure like any other."""
     from repro.record import Record, _verdict_cell, counts
 
-    def rec(cid, verdict, built=False):
-        claim = {"details": {"by_construction": True}} if built else {"details": {}}
+    def rec(cid, verdict, category=None, kind="direction"):
+        claim = {"kind": kind, "details": {}, **({"category": category} if category else {})}
         return Record("p", cid, verdict, "paper", verdict, verdict, claim)
 
-    recs = [rec("C1", "reproduced", built=True), rec("C2", "reproduced"), rec("C3", "not_reproduced")]
+    recs = [rec("C1", "reproduced", "by_construction", "exact"), rec("C2", "reproduced"),
+            rec("C3", "not_reproduced", "package_check"), rec("C4", "reproduced", kind="exact"),
+            rec("C5", "reproduced", "calibration_input", "exact"), rec("C6", "reproduced", "calibration_input", "exact")]
     c = counts(recs)
-    assert _verdict_cell(c, "reproduced", recs) == "2 (2 paper; 1 by construction)"
+    assert _verdict_cell(c, "reproduced_empirical", recs) == "1 (1 paper)"
+    assert _verdict_cell(c, "reproduced_closed_form", recs) == "1 (1 paper)"  # an exact claim with no category
+    assert _verdict_cell(c, "holds_not_counted", recs) == "3 (3 paper; by construction 1; calibration input 2)"
     assert _verdict_cell(c, "not_reproduced", recs) == "1 (1 paper)"
+    assert c["reproduced"] == 5  # the verdict itself is unchanged; only what it counts as
+
+
+def test_a_claim_declares_its_category_and_a_wrong_one_is_refused():
+    toy = cl.ClaimSet("toy")
+    kw = dict(figures="fig1", paper_says="x", tests="y", refute=cl.unchanged, support=cl.unchanged)
+    toy.claim("A", kind="exact", **kw)(lambda t, p: cl.exact(1.0, 1.0))
+    toy.claim("B", kind="exact", category="calibration_input", **kw)(lambda t, p: cl.exact(1.0, 1.0))
+    toy.claim("C", **kw)(lambda t, p: cl.direction([1.0, 1.1, 0.9, 1.05]))
+    got = {c.id: (c.verdict, c.category, cl.record_column(c)) for c in toy.evaluate({}, {})}
+    assert got == {"A": ("reproduced", "closed_form", "reproduced_closed_form"),
+                   "B": ("reproduced", "calibration_input", "holds_not_counted"),
+                   "C": ("reproduced", "empirical", "reproduced_empirical")}
+    with pytest.raises(ValueError, match="category 'setting' not in"):
+        toy.claim("D", category="setting", **kw)

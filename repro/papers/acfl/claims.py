@@ -344,7 +344,7 @@ def stage1_overhead_negligible(tables, params):
 # ------------------------------------------------------------------------------------------ Monte-Carlo theory checks
 
 
-@CLAIMS.claim("C7", figures="table92", kind="number",
+@CLAIMS.claim("C7", category="by_construction", figures="table92", kind="number",
               paper_says="Lemma 1: E[G_t^All | W_t] = G_t^True for every alpha_t in [0, 1] (eqs. 25-26): relative bias 0 "
                          "-- judged here as printed at W0 only, where it is trivially true (the noise is drawn afresh and is "
                          "independent of W0); the informative part, along the Algorithm-1 trajectory (t >= 1, the Stage-1 "
@@ -482,7 +482,7 @@ def acfl_beats_na(tables, params):
     return combine(parts, reason="; ".join(notes))
 
 
-@CLAIMS.claim("C13", figures="fig3", kind="direction",
+@CLAIMS.claim("C13", category="package_check", figures="fig3", kind="direction",
               paper_says="(package check, not a claim of the paper) the paper attributes ACFL's gain to 'the superior "
                          "capability of ACFL to leverage gradients from both the central server and devices more effectively "
                          "with the adaptive policy' (Sec. V, Fig. 3), but compares only with alpha = 0.5; the package asks "

@@ -496,7 +496,7 @@ def _mc_points(tables) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-@CLAIMS.claim("C11", figures=("fig2", "fig3"), kind="number",
+@CLAIMS.claim("C11", category="package_check", figures=("fig2", "fig3"), kind="number",
               paper_says="(package check, not a claim of the paper) Figs. 2 and 3 are simulations of the loss difference "
                          "(Sec. IV); the package plots their exact expectation (G1), which the simulation must reproduce "
                          "at every plotted point: Monte Carlo / (G1) = 1",
@@ -630,7 +630,7 @@ def theorem1_bounds_the_loss(tables, params):
     return _bound_verdict(tables, params, _PRINTED(params), "(12) as printed", "bound (12) printed holds")
 
 
-@CLAIMS.claim("C13", figures=("fig91", "table91"), kind="exact",
+@CLAIMS.claim("C13", category="package_check", figures=("fig91", "table91"), kind="exact",
               paper_says="(corrected inequality, second part of C12) the bound (12) without its '+L(w*)' (package reading: "
                          "the term cancels in the loss difference (G2) = UB - L(w*)), the quantity the package's 'numerical "
                          "opt' schemes minimise",

@@ -1683,7 +1683,7 @@ def _local_pairs(tables, params):
     return [("abcdef"[2 * i], "abcdef"[2 * i + 1], f5[panel], panel) for i, panel in enumerate(params["fig6_panels"]) if panel in f5]
 
 
-@CLAIMS.claim("18.b", figures=("fig5", "fig6"), kind="exact",
+@CLAIMS.claim("18.b", category="by_construction", figures=("fig5", "fig6"), kind="exact",
               paper_says="'the FL local training only depends on the local datasets and is unaffected by the DP noises' "
                          "(Sec. 6.0.3); eq. (11): lambda = 0 removes the DP term",
               tests="lambda = 0 personalised models: accuracy and PL loss after every common round t at eps = fig6_epsilon "
