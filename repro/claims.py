@@ -57,7 +57,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from repro.stats import LEVEL, Interval, exact_value, mean_interval
+from repro.stats import LEVEL, Interval, exact_value, mean_interval, seeds_to_decide
 
 VERDICTS = ("reproduced", "not_reproduced", "inconclusive", "not_evaluated")
 KINDS = ("exact", "direction", "number")
@@ -230,9 +230,12 @@ def direction(replicates, *, expect: str = "positive", threshold: float = 0.0, d
     why = reason
     if verdict == "inconclusive" and iv.n == 1 and not iv.exact:
         why = (why + "; " if why else "") + "one replicate: no interval"
+    extra = {}
+    if verdict == "inconclusive" and not deterministic:  # rule g: the seeds that would decide it
+        extra["seeds_to_decide"] = seeds_to_decide([r - threshold for r in reps], level)
     return Evidence(verdict, effect=iv.mean, interval=iv, regenerated=iv.mean, paper_value=f"{op} {threshold:g}",
                     tolerance=f"{_pct(level)} interval {op} {threshold:g}", reason=why,
-                    details={**(details or {}), "replicates": [round(r, 6) for r in reps]})
+                    details={**(details or {}), **extra, "replicates": [round(r, 6) for r in reps]})
 
 
 def number(replicates, paper_value: float, *, rtol: float | None = None, atol: float | None = None,
@@ -314,6 +317,143 @@ def sign_test(differences, *, expect: str = "positive", level: float = LEVEL, re
                               f"vs 1/2 ({ties} ties dropped)", reason=reason, details=info)
 
 
+def _per_seed_mean(values) -> "tuple[np.ndarray, dict]":
+    """A part's values as one mean per seed over its levels (rows the seeds of a DataFrame, or a Series/mapping of one
+    value per seed), and the pair counts (on the paper's side / against / exact ties) over every (seed, level)."""
+    import pandas as pd
+
+    frame = values if isinstance(values, pd.DataFrame) else pd.DataFrame({"": pd.Series(values, dtype=float)})
+    frame = frame.astype(float)
+    flat = frame.to_numpy().reshape(-1)
+    flat = flat[~np.isnan(flat)]
+    counts = {"pairs": int(flat.size), "on_paper_side": int(np.sum(flat > 0)), "against": int(np.sum(flat < 0)),
+              "ties": int(np.sum(flat == 0)), "levels": int(frame.shape[1])}
+    means = frame.mean(axis=1, skipna=True).dropna().to_numpy(dtype=float)
+    return means, counts
+
+
+def comparisons(parts: Mapping[str, Any], *, level: float = LEVEL, reason: str = "", details: dict | None = None,
+                family: int | None = None) -> Evidence:
+    """Judging rules a and g: an ordering the paper states over several comparisons (baselines, metrics, panels).
+
+    Each part is ONE comparison, measured per seed at one or more levels (T0, T, eps, ...): a DataFrame with the
+    seeds as rows and the levels as columns, or one value per seed, oriented so that > 0 is the paper's side. Pooling
+    happens only inside a part, and with the seed as the unit of replication: each seed's mean over its levels, then the
+    Student-t interval over seeds. The parts are never pooled with each other:
+
+    * reproduced when every part's interval (``level``) lies on the paper's side (every part must hold: an
+      intersection-union test, no correction needed);
+    * not reproduced when some part's interval at the Bonferroni level over the k parts lies on the other side;
+    * else inconclusive. A part whose every difference is an exact 0 is degenerate (reported; the others decide).
+
+    ``family``: the number of comparisons in the whole claim when ``parts`` is one share of them (e.g. one baseline's),
+    for the Bonferroni level (default: ``len(parts)``).
+
+    >>> comparisons({"vs B": [0.2, 0.3, 0.25], "vs C": [0.1, 0.12, 0.11]}).verdict
+    'reproduced'
+    >>> comparisons({"vs B": [0.2, 0.3, 0.25], "vs C": [-0.1, -0.12, -0.11]}).verdict
+    'not_reproduced'
+    """
+    judged: dict[str, Evidence] = {}
+    k = max(1, family or len(parts))
+    strict = bonferroni(k, level)
+    for name, values in parts.items():
+        means, counts = _per_seed_mean(values)
+        if not means.size:
+            continue
+        if counts["pairs"] and counts["ties"] == counts["pairs"]:
+            judged[name] = not_evaluated(f"{name}: every pair is an exact tie", category="degenerate", **counts)
+            continue
+        at = direction(means, expect="positive", level=level, details=counts)
+        bonf = direction(means, expect="positive", level=strict)
+        verdict = ("reproduced" if at.verdict == "reproduced" else
+                   "not_reproduced" if bonf.verdict == "not_reproduced" else "inconclusive")
+        iv = bonf.interval if verdict == "not_reproduced" else at.interval
+        need_n = seeds_to_decide(means, level if float(np.mean(means)) > 0 else strict)
+        judged[name] = Evidence(verdict, effect=at.effect, interval=iv, regenerated=at.effect, paper_value="> 0",
+                                tolerance=f"per-seed means over the levels: {_pct(level)} interval > 0 for every part; "
+                                          f"{_pct(strict)} (Bonferroni over {k}) interval <= 0 for a failing part",
+                                details={**counts, "seed_means": [round(float(m), 6) for m in means],
+                                         "seeds_to_decide": need_n})
+    if not judged:
+        raise MissingData("no comparison has a seed to judge")
+    decided = {n: e for n, e in judged.items() if e.verdict != "not_evaluated"}
+    if not decided:
+        return not_evaluated("every comparison is degenerate (exact ties)", category="degenerate",
+                             parts={n: evidence_summary(e) for n, e in judged.items()})
+    ev = combine(decided, reason=reason)
+    parts_detail = {n: {**evidence_summary(e), **{kk: e.details.get(kk) for kk in
+                                                   ("pairs", "on_paper_side", "against", "ties", "seed_means")}}
+                    for n, e in judged.items()}
+    degenerate = [n for n in judged if n not in decided]
+    why = ev.reason + (f"; degenerate (exact ties): {', '.join(degenerate)}" if degenerate else "")
+    if ev.verdict == "inconclusive":
+        why += "; " + _seed_statement(decided)
+    return ev.but(reason=why.strip("; "), details={**(details or {}), "parts": parts_detail,
+                                                    "rule": "parts judged apart, seeds the unit (judging rules a, g)"})
+
+
+def trend(curves, *, expect: str = "positive", level: float = LEVEL, reason: str = "", details: dict | None = None) -> Evidence:
+    """A monotone trend over a grid (judging rule g): ``curves`` has one row per replicate (a seed, or a MultiIndex whose
+    first level is the seed) and the grid's levels as sorted columns. Each step from one level to the next votes +1 for
+    the ``expect`` direction, -1 against, 0 for an exact tie (an argmin on a coarse grid often stays put); a step between
+    two values censored at the same grid edge (+-inf) casts no vote, one against a single censored value does. The seed
+    is the unit: each seed's mean vote over its steps, then the Student-t interval over seeds above 0 (reproduced),
+    below 0 (not reproduced), else inconclusive. No replicate vetoes the others.
+
+    >>> import pandas as pd
+    >>> trend(pd.DataFrame([[1, 2, 3], [1, 3, 4], [2, 2, 5]], columns=[0.1, 0.5, 1.0])).verdict
+    'reproduced'
+    """
+    import pandas as pd
+
+    if expect not in ("positive", "negative"):
+        raise ValueError(f"expect must be 'positive' or 'negative', got {expect!r}")
+    if len(curves) == 0:
+        raise MissingData("no curves to judge")
+    sign = 1.0 if expect == "positive" else -1.0
+    seeds = curves.index.get_level_values(0) if isinstance(curves.index, pd.MultiIndex) else curves.index
+    votes: dict = {}
+    wins = losses = ties = silent = 0
+    for seed, (_, r) in zip(seeds, curves.iterrows()):
+        y = r.to_numpy(dtype=float)
+        with np.errstate(invalid="ignore"):  # inf - inf: two values censored at the same edge, no vote
+            d = sign * np.diff(y)
+        voting = d[~np.isnan(d)]
+        silent += int(np.isnan(d).sum())
+        wins, losses, ties = wins + int((voting > 0).sum()), losses + int((voting < 0).sum()), ties + int((voting == 0).sum())
+        votes.setdefault(seed, []).extend(np.sign(voting).tolist())
+    per_seed = {k: float(np.mean(v)) for k, v in votes.items() if v}
+    info = {**(details or {}), "steps_on_paper_side": wins, "steps_against": losses, "steps_tied": ties,
+            "steps_without_vote_censored": silent, "mean_vote_per_seed": {str(k): round(v, 4) for k, v in per_seed.items()}}
+    if not per_seed:
+        if np.isinf(curves.to_numpy(dtype=float)).any():
+            return not_evaluated("every step is between two values censored at the same grid edge: their order is not "
+                                 "located", category="unreachable", **info)
+        raise MissingData("no step between two regenerated levels")
+    if wins == losses == 0:
+        return not_evaluated("every step is an exact tie", category="degenerate", **info)
+    ev = direction(list(per_seed.values()), expect="positive", level=level, details=info)
+    return ev.but(reason="; ".join(x for x in (reason, ev.reason) if x),
+                  tolerance=f"{_pct(level)} interval over seeds of each seed's mean step vote (+1 / -1 / 0) > 0")
+
+
+def _seed_statement(parts: Mapping[str, Evidence]) -> str:
+    """Rule g: how many seeds would decide an inconclusive combination of parts at the measured effects and spreads
+    (a part against the paper refuted at the Bonferroni level, or every part on the paper's side reproduced)."""
+    open_ = {n: e for n, e in parts.items() if e.verdict == "inconclusive"}
+    against = {n: e.details.get("seeds_to_decide") for n, e in open_.items() if (e.effect or 0) < 0}
+    against = {n: v for n, v in against.items() if v}
+    if against:
+        n, v = min(against.items(), key=lambda kv: kv[1])
+        return f"at the measured effects and spreads, {v} seeds would decide it against the paper ({n})"
+    if all((e.effect or 0) > 0 for e in open_.values()):
+        need = [e.details.get("seeds_to_decide") for e in open_.values()]
+        if need and all(need):
+            return f"at the measured effects and spreads, {max(need)} seeds would reproduce every part"
+    return "more seeds would not decide it at the measured effects (a part with no measurable effect)"
+
+
 def bonferroni(parts: int, family: float = LEVEL) -> float:
     """Interval level for each of ``parts`` parts that must all hold, so the family keeps ``family`` coverage."""
     if parts < 1:
@@ -372,6 +512,65 @@ def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
     worst = _worst_part(done, v)
     return Evidence(v, effect=worst.effect, interval=worst.interval, regenerated=worst.regenerated,
                     paper_value=worst.paper_value, tolerance="every part", reason="; ".join(why), details={"parts": detail})
+
+
+def seed_count(values, paper, lo: float, hi: float, details: dict | None = None) -> Evidence:
+    """A categorical number (an argmin on a grid) judged by the count of seeds inside the band [lo, hi]: all ->
+    reproduced, none -> not reproduced, some -> inconclusive (a t-interval on grid points cannot decide)."""
+    v = np.asarray(list(values.values()) if isinstance(values, Mapping) else values, dtype=float).reshape(-1)
+    v = v[~np.isnan(v)]
+    inside, n = int(((v >= lo) & (v <= hi)).sum()), int(v.size)
+    if not n:
+        raise MissingData("no seed to judge")
+    verdict = "reproduced" if inside == n else "not_reproduced" if inside == 0 else "inconclusive"
+    return Evidence(verdict, effect=float(np.median(v)), regenerated=v.tolist(), paper_value=paper,
+                    tolerance=f"every seed in [{lo:.3g}, {hi:.3g}]", reason=f"{inside} of {n} seeds in the band",
+                    details={**(details or {}), "seeds_in_band": inside, "seeds": n})
+
+
+def grid_optimum(curves, printed: float, lo: float, hi: float, *, minimise: bool = True,
+                 details: dict | None = None) -> Evidence:
+    """A printed optimum (argmin or argmax) on a grid, judged from one curve per seed (judging rule d, censoring).
+
+    ``curves``: a DataFrame, rows the seeds, columns the grid's points (NaN: the worst value). In order:
+
+    1. The printed value is an *interior* grid point that loses to a grid neighbour in every seed: not reproduced
+       (it is the optimum on no seed's curve, so nothing is censored there), whatever the seeds' own optima are.
+    2. Else each seed's optimum on the grid; a seed whose optimum sits at an edge of the grid lies at or past that
+       edge: outside the band when the band does not reach past the edge, else censored (the optimum may lie past the
+       grid, inside the band) and left out; every seed censored: not evaluated (the optimum is not located).
+    3. The uncensored seeds' optima against the band [lo, hi] (:func:`seed_count`).
+    """
+    grid = sorted(float(c) for c in curves.columns)
+    vals = curves.reindex(columns=sorted(curves.columns, key=float)).to_numpy(dtype=float)
+    worst = np.inf if minimise else -np.inf
+    vals = np.where(np.isfinite(vals), vals, worst)
+    sign = 1.0 if minimise else -1.0
+    opt = np.array([grid[i] for i in np.argmin(sign * vals, axis=1)])
+    det = {**(details or {}), "optimum_per_seed": dict(zip((int(s) for s in curves.index), opt.tolist())),
+           "grid": [grid[0], grid[-1]]}
+    at = [i for i, g in enumerate(grid) if math.isclose(g, printed, rel_tol=1e-9)]
+    if at and 0 < at[0] < len(grid) - 1:
+        i = at[0]
+        beaten = [bool(min(sign * row[i - 1], sign * row[i + 1]) < sign * row[i]) for row in vals]
+        det["printed_beaten_by_a_neighbour"] = sum(beaten)
+        if all(beaten):
+            return Evidence("not_reproduced", effect=float(np.median(opt)), regenerated=opt.tolist(), paper_value=printed,
+                            tolerance=f"every seed in [{lo:.3g}, {hi:.3g}]",
+                            reason=(f"the printed optimum {printed:g} is an interior grid point and a neighbour "
+                                    f"({grid[i - 1]:g} or {grid[i + 1]:g}) beats it in every seed ({len(beaten)} of "
+                                    f"{len(beaten)}): it is the optimum of no seed's curve (not censored: rule d)"),
+                            details=det)
+    low, high = np.isclose(opt, grid[0]), np.isclose(opt, grid[-1])
+    # an optimum at an edge lies at or past it: outside the band when the band does not reach past that edge
+    outside = (low & (lo > grid[0])) | (high & (hi < grid[-1]))
+    edge = (low | high) & ~outside
+    det["censored_at_grid_edge"] = int(edge.sum())
+    if edge.all():
+        return not_evaluated(f"the optimum is at an edge of the grid [{grid[0]:g}, {grid[-1]:g}] in every seed: not "
+                             "located (censored), evidence neither way", category="unreachable", **det)
+    ev = seed_count(opt[~edge], printed, lo, hi, details=det)
+    return ev.but(reason=ev.reason + (f"; {int(edge.sum())} seed(s) at the grid's edge left out (censored)" if edge.any() else ""))
 
 
 def judge_or_missing(fn: Callable, tables: Mapping, params: Mapping) -> Evidence:
@@ -571,6 +770,17 @@ def _jsonable(v):
     return v
 
 
+@dataclass(frozen=True)
+class Margin:
+    """Judging rule e (materiality): the size of a change that a paper's qualitative words ('maintained',
+    'significantly', 'degrade', ...) call material, one per metric for the whole paper and used by every claim with
+    such a word (a change below it is 'maintained'; 'significantly' needs at least it). ``why`` says whose reading it is."""
+
+    value: float
+    words: tuple[str, ...]
+    why: str
+
+
 class ClaimSet:
     """The claims of one paper, in registration order.
 
@@ -583,9 +793,16 @@ class ClaimSet:
     'reproduced'
     """
 
-    def __init__(self, paper: str):
+    def __init__(self, paper: str, margins: Mapping[str, Margin] | None = None):
         self.paper = paper
         self._specs: dict[str, ClaimSpec] = {}
+        self.margins: dict[str, Margin] = dict(margins or {})
+
+    def margin(self, metric: str) -> float:
+        """The paper's one materiality margin for ``metric`` (rule e); a claim never sets its own."""
+        if metric not in self.margins:
+            raise KeyError(f"{self.paper} declares no materiality margin for {metric!r}; declared: {sorted(self.margins)}")
+        return self.margins[metric].value
 
     def claim(self, id: str, *, figures, paper_says: str, tests: str, refute: Counterfactual, support: Counterfactual,
               kind: str = "direction", category: str | None = None):

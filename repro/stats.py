@@ -135,3 +135,24 @@ def relative_gap(a: float, b: float) -> float:
     if not (math.isfinite(a) and math.isfinite(b)) or b == 0:
         return float("nan")
     return (a - b) / abs(b)
+
+
+def seeds_to_decide(samples: Iterable[float], level: float = LEVEL, cap: int = 1000) -> int | None:
+    """How many replicates would put the ``level`` interval of the mean clear of 0 if the measured mean and spread
+    held (judging rule g's seed statement): the smallest n with t(n, level) sd / sqrt(n) < |mean|; ``None`` when the
+    mean is 0, the spread cannot be measured (fewer than 2 replicates) or more than ``cap`` would be needed.
+
+    >>> seeds_to_decide([1.0, 2.0, -0.5])
+    12
+    """
+    x = np.asarray(list(samples), dtype=float)
+    x = x[np.isfinite(x)]
+    if x.size < 2 or float(x.mean()) == 0.0:
+        return None
+    m, sd = abs(float(x.mean())), float(x.std(ddof=1))
+    if sd == 0.0:
+        return int(x.size)
+    for n in range(2, cap + 1):
+        if t_quantile(n, level) * sd / math.sqrt(n) < m:
+            return n
+    return None

@@ -292,3 +292,79 @@ def test_a_claim_declares_its_category_and_a_wrong_one_is_refused():
                    "C": ("reproduced", "empirical", "reproduced_empirical")}
     with pytest.raises(ValueError, match="category 'setting' not in"):
         toy.claim("D", category="setting", **kw)
+
+
+def test_grid_optimum_censors_at_the_grid_edge_only():
+    """Rule d: an interior printed optimum beaten by a neighbour in every seed is decided; an optimum at the grid's
+    edge is censored (not located); an interior optimum in every seed inside the band is reproduced."""
+    grid = [0.001, 0.005, 0.01, 0.05]
+    rising = pd.DataFrame([[1.0, 2.0, 3.0, 4.0], [1.1, 2.2, 3.1, 4.2], [0.9, 1.9, 2.8, 3.9]], columns=grid)
+    ev = cl.grid_optimum(rising, 0.005, 0.005 / 2, 0.005 * 2)
+    assert ev.verdict == "not_reproduced" and "beats it in every seed" in ev.reason
+    # the printed value at the grid's edge where every seed's optimum sits: censored, not decided
+    ev = cl.grid_optimum(rising, 0.001, 0.001 / 2, 0.001 * 2)
+    assert ev.verdict == "not_evaluated" and cl.not_evaluated_category(ev.reason) == "unreachable"
+    # one seed where the printed point is not beaten: no decision by rule d; the two seeds whose optimum is at the
+    # grid's low edge lie at or below 0.001, outside the band [0.0025, 0.01] whatever lies past the edge
+    mixed = rising.copy()
+    mixed.loc[1] = [2.0, 1.5, 1.6, 4.0]
+    ev = cl.grid_optimum(mixed, 0.005, 0.005 / 2, 0.005 * 2)
+    assert ev.verdict == "inconclusive" and ev.details["censored_at_grid_edge"] == 0 and ev.details["seeds_in_band"] == 1
+    # a band reaching past the edge: those seeds are censored, left out
+    ev = cl.grid_optimum(mixed, 0.005, 0.0001, 0.01)
+    assert ev.verdict == "reproduced" and ev.details["censored_at_grid_edge"] == 2
+    valley = pd.DataFrame([[3.0, 1.0, 2.0, 4.0]] * 3, columns=grid)
+    assert cl.grid_optimum(valley, 0.005, 0.0025, 0.01).verdict == "reproduced"
+    assert cl.grid_optimum(valley, 0.01, 0.008, 0.02).verdict == "not_reproduced"  # beaten by 0.005 in every seed
+    assert cl.grid_optimum(-valley, 0.005, 0.0025, 0.01, minimise=False).verdict == "reproduced"
+
+
+def test_comparisons_judge_each_part_and_never_pool_a_failing_one_away():
+    """Rule a: one failing comparison makes the claim not reproduced even when pooling every pair would favour the
+    paper (here 40 of 45 pairs are on the paper's side)."""
+    good = pd.DataFrame(np.full((3, 10), 0.5) + np.arange(3)[:, None] * 0.01)
+    bad = pd.DataFrame([[-0.30, -0.31, -0.29, -0.30, -0.32], [-0.28, -0.30, -0.31, -0.29, -0.30],
+                        [-0.31, -0.30, -0.30, -0.29, -0.31]])
+    pooled = np.concatenate([good.to_numpy().ravel(), good.to_numpy().ravel(), bad.to_numpy().ravel()])
+    assert cl.sign_test(pooled).verdict == "reproduced"  # what pooling across comparisons would say
+    ev = cl.comparisons({"vs B": good, "vs C": good, "vs D": bad})
+    assert ev.verdict == "not_reproduced" and "vs D" in ev.reason
+    assert ev.details["parts"]["vs B"]["verdict"] == "reproduced"
+
+
+def test_comparisons_take_the_seed_as_the_unit():
+    """Rule g: 3 seeds x 20 levels all on the paper's side is 60 pairs to a pooled sign test but 3 replicates here;
+    a seed whose levels disagree widens the interval instead of counting 20 times."""
+    consistent = pd.DataFrame(np.full((3, 20), 0.1) + np.array([[0.0], [0.01], [-0.01]]))
+    assert cl.comparisons({"vs B": consistent}).verdict == "reproduced"
+    split = pd.DataFrame([[0.1] * 20, [0.1] * 20, [-0.5] * 20])
+    assert cl.sign_test(split.to_numpy().ravel()).verdict == "reproduced"  # 40 of 60 pairs: the pooled test decides
+    ev = cl.comparisons({"vs B": split})
+    assert ev.verdict == "inconclusive" and ev.details["parts"]["vs B"]["pairs"] == 60
+
+
+def test_comparisons_state_the_seeds_that_would_decide():
+    ev = cl.comparisons({"vs B": [0.1, 0.3, -0.05], "vs C": [0.5, 0.6, 0.55]})
+    assert ev.verdict == "inconclusive" and "seeds would reproduce every part" in ev.reason
+    ev = cl.comparisons({"vs B": [-0.1, -0.3, 0.05], "vs C": [0.5, 0.6, 0.55]})
+    assert "seeds would decide it against the paper (vs B)" in ev.reason
+
+
+def test_trend_has_no_veto_by_one_seed():
+    """Rule g: a seed whose steps reverse once does not block a trend the seeds show (the old Spearman guard did)."""
+    curves = pd.DataFrame([[1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 5.5, 8]],
+                          columns=range(8), dtype=float)
+    ev = cl.trend(curves)
+    assert ev.verdict == "reproduced" and ev.details["steps_against"] == 1
+    assert cl.trend(-curves).verdict == "not_reproduced"
+    assert cl.trend(curves * 0).verdict == "not_evaluated"  # every step a tie: degenerate
+
+
+def test_a_paper_declares_one_margin_per_metric():
+    """Rule e: claims read the paper's margin; dp_ditto's 6.a ('maintained') and 6.b ('degrade significantly') share it."""
+    from repro import registry
+
+    claims = registry.module("dp_ditto", "claims")
+    assert claims.MAINTAIN_ACC == claims.CLAIMS.margin("accuracy") == 0.02
+    with pytest.raises(KeyError, match="declares no materiality margin for 'loss'"):
+        claims.CLAIMS.margin("loss")

@@ -25,9 +25,10 @@ import functools
 import math
 
 import numpy as np
+import pandas as pd
 
 from repro.claims import (ClaimSet, Evidence, MissingData, combine, direction, edit, evidence_summary, exact, exact_holds, need,
-                          not_evaluated, number, per_seed, sign_test, unchanged)
+                          comparisons, not_evaluated, number, per_seed, unchanged)
 from repro.papers.ota_jammer.experiments import (ALGO_LABEL, BASELINE_LABEL, IID_LABEL, NO_CJ_LABEL, NONPRIVATE_LABEL,
                                                  ONE_STEP_LABEL, channel_only_series, cj_series)
 from repro.papers.ota_jammer.privacy import NO_CJ_NAME, ONE_STEP_NAME, cj_name
@@ -604,8 +605,8 @@ def _ordered_targets(t, p, gap):
 @CLAIMS.claim("C13", figures=("fig6", "fig7", "fig8", "fig92"), kind="direction",
               paper_says="'as eps decreases, the increased noise adversely affects learning performance' (Sec. V-A, Figs 6-8)",
               tests="per algorithm and seed, test accuracy averaged over all rounds at each jammer target (7x the bound) "
-                    "minus at the next smaller target (1 vs 0.5, 0.5 vs 0.1): a sign test pooled over the algorithm x "
-                    "target-pair x seed differences (rule 8), the Clopper-Pearson interval of the share > 0 against 1/2. "
+                    "minus at the next smaller target (1 vs 0.5, 0.5 vs 0.1): one comparison per algorithm, its target "
+                    "pairs pooled within each seed, the seed the unit (judging rules a, g: repro.claims.comparisons). "
                     "Off the paper's setting, kept only where fig92's noise-to-signal ratio dominates and rises as the "
                     "target falls at both settings",
               refute=lambda t, p: _ordered_targets(t, p, -NEAR), support=lambda t, p: _ordered_targets(t, p, NEAR))
@@ -614,9 +615,14 @@ def accuracy_falls_with_epsilon(tables, params):
     kept, regime = _noise_regime(tables, params)
     if not kept:
         return not_evaluated(f"{regime} ({_scale_text(_off_scale(params))})", category="regime", gaps=_rounded(gaps))
-    ev = sign_test(np.concatenate([np.asarray(g, dtype=float) for g in gaps.values()]),
-                   reason="regime kept (rule 1): " + regime if regime else "")
-    ev.details["mean_gap_per_part"] = {n: round(float(np.mean(g)), 6) for n, g in gaps.items()}
+    # one comparison per algorithm (its curves at the targets), the target pairs its levels (rules a, g)
+    parts: dict = {}
+    for name, g in gaps.items():
+        algo, pair = name.split(": ", 1)
+        parts.setdefault(algo, {})[pair] = g
+    ev = comparisons({k: pd.DataFrame(v) for k, v in parts.items()},
+                     reason="regime kept (rule 1): " + regime if regime else "")
+    ev.details["mean_gap_per_level"] = {n: round(float(np.mean(g)), 6) for n, g in gaps.items()}
     return ev
 
 
@@ -682,17 +688,21 @@ def _cj_set(delta, only_first=False):
                          "FedProx and FedAvg in performance' (Sec. V-A, Figs 6-8)",
               tests="at the paper's setting (E = 20, M = 80; rule 1), per jammer target and seed, test accuracy averaged "
                     "over all rounds: Upcycled-FL (Fig. 6) minus FedProx (Fig. 7) and minus FedAvg (Fig. 8), both at the "
-                    "paper's server step 1: one sign test pooled over the target x baseline x seed differences (rule 8; "
-                    "with 3 seeds, 6 Bonferroni parts would need t > 10.9 each), the Clopper-Pearson interval of the "
-                    "share > 0 against 1/2; the mean gap per part in the details",
+                    "paper's server step 1: one comparison per baseline, its targets pooled within each seed, the seed "
+                    "the unit (judging rules a, g: repro.claims.comparisons); the mean gap per level in the details",
               refute=_chain(_as_paper(), _cj_set(-NEAR)), support=_chain(_as_paper(), _cj_set(NEAR)))
 def upcycled_best_with_cj(tables, params):
     gaps = _upc_vs_each(tables, params)
     guard = _regime_guard(params, E1_REVERSAL, gaps_this_profile=_rounded(gaps))
     if guard:
         return guard
-    ev = sign_test(np.concatenate([np.asarray(g, dtype=float) for g in gaps.values()]), reason=STEP_NOTE)
-    ev.details["mean_gap_per_part"] = {n: round(float(np.mean(g)), 6) for n, g in gaps.items()}
+    # one comparison per baseline, the jammer targets its levels (rules a, g)
+    parts: dict = {}
+    for name, g in gaps.items():
+        target, vs = name.split(": ", 1)
+        parts.setdefault(vs, {})[target] = g
+    ev = comparisons({k: pd.DataFrame(v) for k, v in parts.items()}, reason=STEP_NOTE)
+    ev.details["mean_gap_per_level"] = {n: round(float(np.mean(g)), 6) for n, g in gaps.items()}
     return ev
 
 

@@ -23,8 +23,8 @@ import pandas as pd
 
 import dataclasses
 
-from repro.claims import (ClaimSet, Evidence, agree_across_readings, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
-                          number, sign_test, unchanged)
+from repro.claims import (ClaimSet, Evidence, agree_across_readings, comparisons, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+                          number, unchanged)
 from repro.claims import bonferroni as claims_bonferroni
 from repro.divergence import MARKER
 
@@ -234,25 +234,22 @@ def _ordering(tables, fig, metric, a, b, configs=ALL, per_level=True) -> dict:
 
 
 def _judge_all(diffs: dict, expect="positive", reason: str = ""):
-    """An ordering over many (configuration, T0, baseline) levels: one sign test pooled over every seed x level pair
-    (judging rule 8; each pair oriented to the paper's direction, exact ties dropped and counted), with each level's
-    mean difference and count reported beside."""
-    pooled, per_part = [], {}
+    """An ordering over many (configuration, T0, baseline) levels, judged by the engine's rules a and g
+    (repro.claims.comparisons): one part per comparison (configuration, baseline, metric), its T0 levels pooled within
+    each seed, the seed the unit; the parts never pooled with each other."""
+    parts: dict[str, dict] = {}
     for k, v in diffs.items():
         v, e = v if isinstance(v, tuple) else (v, expect)  # (values, expect) for a part with its own direction
         sgn = 1.0 if e == "positive" else -1.0
-        arr = np.asarray(pd.Series(v).dropna(), dtype=float)
-        arr = arr[np.isfinite(arr)]
-        if not arr.size:
-            continue
-        pooled.extend((sgn * arr).tolist())
-        per_part[k] = {"mean": round(float(np.mean(arr)), 6), "pairs": int(arr.size),
-                       "on_paper_side": int(np.sum(sgn * arr > 0)), "expect": e}
-    if not pooled:
+        m = re.match(r"^(.*?) ?T0=(\d+)(:.*)$", k)
+        part, lev = (m.group(1) + m.group(3), m.group(2)) if m else (k, "")
+        ser = pd.Series(v, dtype=float).dropna()
+        ser = ser[np.isfinite(ser.to_numpy())]
+        if len(ser):
+            parts.setdefault(part, {})[lev] = sgn * ser
+    if not parts:
         raise MissingData("no seed x level pair to judge")
-    cells = sum(1 for d in per_part.values() if (d["mean"] > 0) == (d["expect"] == "positive") and d["mean"] != 0)
-    return sign_test(pooled, expect="positive", reason=reason,
-                     details={"levels": len(per_part), "level_means_on_paper_side": cells, "parts": per_part})
+    return comparisons({k: pd.DataFrame(v) for k, v in parts.items()}, reason=reason)
 
 
 def _with_cnn(*figs):

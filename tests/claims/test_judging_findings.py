@@ -1,0 +1,44 @@
+"""The referee findings of the judging issue (rules a, d, e, g), re-judged on the committed paper-scale tables: each
+verdict below is what the engine decides from the paper's own experiment, and changes only with the tables."""
+
+import functools
+
+import pytest
+
+from repro import experiment as ex
+from repro import pipeline, registry
+
+
+@functools.cache
+def _judged(slug, cid):
+    spec = registry.module(slug, "claims").CLAIMS[cid]
+    return spec.evaluate(pipeline.paper_tables(slug, "paper"), ex.load_params(slug, "paper"))
+
+
+@pytest.mark.parametrize("cid", ["7.eps10", "7.eps100"])
+def test_dp_ditto_interior_printed_lambda_star_beaten_in_every_seed_is_decided(cid):
+    """Rule d: 0.005 / 0.01 are interior grid points of the sweep that a neighbour beats in every seed at both
+    readings of the local step: not censored, not reproduced."""
+    c = _judged("dp_ditto", cid)
+    assert c.verdict == "not_reproduced" and "beats it in every seed" in c.reason
+
+
+def test_dp_ditto_6b_uses_the_papers_margin_and_its_premise_does_not_occur():
+    c = _judged("dp_ditto", "6.b")
+    assert c.verdict == "not_reproduced" and "the premise does not occur" in c.reason
+    assert max(c.details["mean_accuracy_drop_100_to_10"].values()) < 0.02
+
+
+def test_wpfl_c29_judges_each_baseline_apart():
+    """Rule a: Proposed vs APPLE on MLR (1 of 18 pairs on the paper's side) is its own comparison, no longer pooled
+    with the others; with 3 seeds it is not decided at the Bonferroni level, and the claim says how many seeds would."""
+    c = _judged("wpfl_minmax", "C29")
+    parts = c.details["parts"]
+    assert parts["accuracy mlr_mnist: Proposed vs APPLE"]["on_paper_side"] <= 2
+    assert c.verdict == "inconclusive" and "seeds would decide it against the paper" in c.reason
+
+
+@pytest.mark.parametrize("cid", ["C12", "C14"])
+def test_acfl_pooled_within_one_comparison_over_seeds_decides(cid):
+    """Rule g: the noise levels (C12) and eps (C14) of one comparison pooled within each of the 10 seeds."""
+    assert _judged("acfl", cid).verdict == "reproduced"
