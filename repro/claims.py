@@ -278,6 +278,39 @@ def number(replicates, paper_value: float, *, rtol: float | None = None, atol: f
                     reason=why, details={**(details or {}), "replicates": [round(r, 6) for r in reps]})
 
 
+def printed_magnitude(replicates, paper_value: float, ceiling: float, *, rtol: float, level: float = LEVEL,
+                      limited_by: str | None = None, ceiling_note: str = "", details: dict | None = None) -> Evidence:
+    """Judging rule c (reachability is evidence): a printed magnitude (a gain "at least X", a cost; negative
+    ``paper_value`` for a cost) against ``ceiling``, the largest magnitude the measured competitors allow in any seed.
+
+    Within reach: judged by :func:`number` (band ``paper_value`` +- ``rtol``). Beyond reach (the band starts above the
+    ceiling): every seed's value is bounded below the band, so, where the ceiling follows from the paper's own stated
+    settings (``limited_by`` None), the claim is **not reproduced**, the ceiling its evidence; where it rests on a
+    constant the paper does not state (``limited_by`` names it), not evaluated ("not testable in this regime"). The
+    measured values are kept either way.
+
+    >>> printed_magnitude([0.01, 0.012, 0.011], 0.5, 0.03, rtol=0.25).verdict
+    'not_reproduced'
+    >>> printed_magnitude([0.01, 0.012, 0.011], 0.5, 0.03, rtol=0.25, limited_by="the baseline's lr").verdict
+    'not_evaluated'
+    """
+    reps = [round(float(v), 6) for v in np.asarray(_replicates(replicates), dtype=float)]
+    lower = abs(float(paper_value)) * (1 - rtol)
+    det = {**(details or {}), ("largest_reachable_gain" if paper_value > 0 else "largest_reachable_cost"): round(float(ceiling), 4)}
+    if not (paper_value != 0 and math.isfinite(ceiling) and ceiling < lower):
+        return number(replicates, paper_value, rtol=rtol, level=level, details=det)
+    msg = (f"at most {100 * ceiling:.2f} % reachable{f' ({ceiling_note})' if ceiling_note else ''}, the paper's band "
+           f"starts at {100 * lower:.2f} %")
+    if limited_by:
+        return not_evaluated(f"{msg}; the limit rests on {limited_by}", category="unreachable",
+                             measured_per_seed=reps, **det)
+    mean = float(np.mean(reps))
+    return Evidence("not_reproduced", effect=mean, regenerated=mean, paper_value=float(paper_value),
+                    tolerance=f"band from {100 * lower:.4g} %, ceiling {100 * ceiling:.4g} %",
+                    reason=f"the paper's band is out of reach at its own settings (rule c): {msg}; measured "
+                           f"{100 * mean:.2f} %", details={**det, "measured_per_seed": reps})
+
+
 def sign_test(differences, *, expect: str = "positive", level: float = LEVEL, reason: str = "",
               details: dict | None = None) -> Evidence:
     """An ordering pooled over many (seed x level) pairs (judging rule 8): each pair's difference votes for the

@@ -42,3 +42,11 @@ def test_wpfl_c29_judges_each_baseline_apart():
 def test_acfl_pooled_within_one_comparison_over_seeds_decides(cid):
     """Rule g: the noise levels (C12) and eps (C14) of one comparison pooled within each of the 10 seeds."""
     assert _judged("acfl", cid).verdict == "reproduced"
+
+
+@pytest.mark.parametrize("cid", ["C13", "C15", "C16", "C17", "C24", "C26"])
+def test_wpfl_band_out_of_reach_at_the_papers_settings_is_not_reproduced(cid):
+    """Rule c: reachability is evidence, not an early return; a band no reading or deployment reaches at the paper's
+    stated settings is not reproduced (as C2 already was), the ceiling in the details."""
+    c = _judged("wpfl_minmax", cid)
+    assert c.verdict == "not_reproduced", c.reason

@@ -368,3 +368,13 @@ def test_a_paper_declares_one_margin_per_metric():
     assert claims.MAINTAIN_ACC == claims.CLAIMS.margin("accuracy") == 0.02
     with pytest.raises(KeyError, match="declares no materiality margin for 'loss'"):
         claims.CLAIMS.margin("loss")
+
+
+def test_printed_magnitude_out_of_reach_is_evidence():
+    """Rule c: beyond the ceiling the claim is decided (not reproduced) unless an unstated constant sets the ceiling."""
+    ev = cl.printed_magnitude([0.01, 0.02, 0.015], 0.5, 0.04, rtol=0.25)
+    assert ev.verdict == "not_reproduced" and ev.details["largest_reachable_gain"] == 0.04
+    ev = cl.printed_magnitude([0.01, 0.02, 0.015], 0.5, 0.04, rtol=0.25, limited_by="an unstated step size")
+    assert ev.verdict == "not_evaluated" and cl.not_evaluated_category(ev.reason) == "unreachable"
+    assert cl.printed_magnitude([0.5, 0.51, 0.49], 0.5, 0.9, rtol=0.25).verdict == "reproduced"  # within reach
+    assert cl.printed_magnitude([-0.01, -0.02, -0.015], -0.2, 0.03, rtol=0.25).verdict == "not_reproduced"  # a cost

@@ -23,7 +23,7 @@ import pandas as pd
 
 import dataclasses
 
-from repro.claims import (ClaimSet, Evidence, agree_across_readings, comparisons, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
+from repro.claims import (ClaimSet, Evidence, agree_across_readings, comparisons, printed_magnitude, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, need, not_evaluated,
                           number, unchanged)
 from repro.claims import bonferroni as claims_bonferroni
 from repro.divergence import MARKER
@@ -170,24 +170,18 @@ def _cost_cap(t: pd.DataFrame, cfg: str, other: str, metric: str = "accuracy") -
 def _judge_gain(vals, paper_value: float, cap, *, rtol: float = GAIN_RTOL, level: float = FAMILY_LEVEL,
                 keep: bool = False, details: dict | None = None,
                 cap_note: str = "the best competitor's value caps the gain at (1 - b) / b") -> Evidence:
-    """A printed gain "at least X %" (judging rule 7): when the paper's band starts above the largest gain the measured
-    competitors allow (the best seed's cap), the claim is not testable here; ``keep`` judges the measured gain anyway
-    and says that the band is unreachable. A printed cost (``paper_value`` < 0) is judged the same way against the
-    largest cost the regime shows (``cap``: :func:`_cost_cap`)."""
+    """A printed gain "at least X %" or cost (``paper_value`` < 0) by the engine's rule c (repro.claims.printed_magnitude):
+    judged against its band where reachable; beyond the largest gain the measured competitors allow at the paper's
+    settings (``cap``, per seed; its best seed), not reproduced with that ceiling as the evidence. ``keep``: judge the
+    measured values against the band even then (C2, whose measured gain itself lies outside the band)."""
     det = {k: v for k, v in (details or {}).items() if k != "_cap"}
-    lower = abs(paper_value) * (1 - rtol)
     top = float(np.nanmax(np.asarray(cap, dtype=float))) if len(cap) else float("nan")
-    det["largest_reachable_gain" if paper_value > 0 else "largest_reachable_cost"] = round(top, 4)
-    if paper_value != 0 and np.isfinite(top) and top < lower:
-        msg = (f"at most {100 * top:.2f} % reachable ({cap_note}), the "
-               f"paper's band starts at {100 * lower:.2f} %")
-        if keep:
-            ev = number(vals, paper_value, rtol=rtol, level=level, details=det)
-            return ev.but(reason=f"the paper's band is unreachable at these settings: {msg}; the verdict rests on the "
-                                 f"measured gain itself ({100 * float(np.mean(vals)):.2f} %)")
-        reps = [round(float(v), 6) for v in np.asarray(vals, dtype=float)]
-        return not_evaluated(msg, category="unreachable", measured_gain_per_seed=reps, **det)
-    return number(vals, paper_value, rtol=rtol, level=level, details=det)
+    if keep and np.isfinite(top) and top < abs(paper_value) * (1 - rtol):
+        ev = number(vals, paper_value, rtol=rtol, level=level, details={**det, "largest_reachable_gain": round(top, 4)})
+        return ev.but(reason=f"the paper's band is unreachable at these settings: at most {100 * top:.2f} % reachable "
+                             f"({cap_note}), the paper's band starts at {100 * abs(paper_value) * (1 - rtol):.2f} %; the "
+                             f"verdict rests on the measured gain itself ({100 * float(np.mean(vals)):.2f} %)")
+    return printed_magnitude(vals, paper_value, top, rtol=rtol, level=level, ceiling_note=cap_note, details=det)
 
 
 def bonferroni(m: int) -> float:
@@ -950,16 +944,7 @@ def _rel_per_config(tables, fig, other, paper_value, metric="accuracy"):
         note = CEILING_NOTE if ceiling else "the competitor's value caps the gain at (1 - b) / b"
     ev = combine({c: _judge_gain(v, paper_value, caps[c], level=level, cap_note=note) for c, v in per.items()},
                  reason=UNEQUAL_PRIVACY if fig == "fig2" else "")
-    return _unreachable_if_any(ev, per).but(details={**ev.details, "part_level": round(level, 6)})
-
-
-def _unreachable_if_any(ev: Evidence, per: dict) -> Evidence:
-    """Every configuration must match: one configuration whose band is unreachable makes the claim untestable here."""
-    parts = ev.details.get("parts", {})
-    out = [k for k, d in parts.items() if str(d.get("reason", "")).startswith("not testable in this regime")]
-    if not out:
-        return ev
-    return not_evaluated("; ".join(f"{k}: {parts[k]['reason'].split(': ', 1)[1]}" for k in out), category="unreachable")
+    return ev.but(details={**ev.details, "part_level": round(level, 6)})
 
 
 def _rel_support(fig, other, gap):
@@ -1378,7 +1363,6 @@ def _second_best_gain(tables, fig, metric, paper_value):
     level = bonferroni(len(per))
     caps = {c: _cap(_best_of(t, c, PFL, metric), metric).mean(axis=1) for c in per}
     ev = combine({c: _judge_gain(v, paper_value, caps[c], level=level) for c, v in per.items()})
-    ev = _unreachable_if_any(ev, per).but(details=ev.details)
     return ev.but(details={**ev.details, "part_level": round(level, 6), "gain_over_FedAMP": vs_fedamp,
                            "second_best_on_average": second})
 
