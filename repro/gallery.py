@@ -120,7 +120,7 @@ def findings_markdown() -> str:
     """The README's first table: per paper its headline claims with the paper's value, the regenerated one,
     the scale the verdict of record comes from and the verdict."""
     from repro import record
-    from repro.report import effect_text, fmt, verdict_text
+    from repro.report import effect_text, fmt, stand_in_text, verdict_text
 
     lines = [FINDINGS_START, "", "| paper | claim | paper value | regenerated | scale | verdict of record |",
              "|---|---|---|---|---|---|"]
@@ -132,7 +132,8 @@ def findings_markdown() -> str:
                 lines.append(f"| [`{slug}`](repro/papers/{slug}/README.md) | {cid} | | | | not run |")
                 continue
             c = r.claim
-            measured = effect_text(c) if r.verdict != "not_evaluated" else _short(c.get("reason", ""), 90)
+            measured = effect_text(c) if r.verdict != "not_evaluated" else (
+                stand_in_text(c) or _short(c.get("reason", ""), 90))
             paper_value = fmt(c.get("paper_value")) if c.get("kind") == "number" else "(direction)" if c.get("kind") == "direction" else fmt(c.get("paper_value"))
             verdict = verdict_text(c, r.verdict)
             verdict = f"**{verdict}**" if r.verdict == "not_reproduced" else verdict

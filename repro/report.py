@@ -42,6 +42,15 @@ def verdict_text(c: dict, verdict: str | None = None) -> str:
     return COLUMN_TEXT.get(col, VERDICT_TEXT[v])
 
 
+def stand_in_text(c: dict) -> str:
+    """Rule h: the verdict a claim gets on a stand-in for data that cannot be had (ota_jammer: MNIST digits standing in
+    for FEMNIST), shown beside its 'not evaluated' and never counted; "" when there is none."""
+    sv = (c.get("details") or {}).get("surrogate_verdict")
+    if c.get("verdict") != "not_evaluated" or not isinstance(sv, dict) or "verdict" not in sv:
+        return ""
+    return f"stand-in (MNIST digits standing in for FEMNIST, not counted): {VERDICT_TEXT[sv['verdict']]}"
+
+
 def column_summary(claims: list[dict]) -> str:
     """``3 reproduced, 1 reproduced (closed form), 2 holds, not counted, ...`` (the non-zero columns)."""
     n = record_column_counts(claims)
@@ -92,7 +101,8 @@ def claim_line(c: dict) -> str:
     txt = f"{c['id']} {verdict_text(c)}"
     eff = effect_text(c)
     if c["verdict"] == "not_evaluated":
-        return f"{txt} ({c.get('reason', '')})"
+        stand_in = stand_in_text(c)
+        return f"{txt} ({stand_in + '; ' if stand_in else ''}{c.get('reason', '')})"
     if c["kind"] == "number" and c.get("paper_value") is not None:
         return f"{txt} (paper {fmt(c['paper_value'])}, regenerated {eff})"
     return f"{txt} ({eff})" if eff else txt
@@ -192,6 +202,8 @@ def paper_section(profile: str, slug: str) -> str:
                              f"**ratio:** {fmt(c.get('ratio'), 3)}; **tolerance:** {c.get('tolerance', '')}")
             else:
                 lines.append(f"- **Measured:** {effect_text(c)}; **criterion:** {c.get('tolerance', '')}")
+        if stand_in_text(c):
+            lines.append(f"- **Stand-in:** {stand_in_text(c)}")
         if c.get("reason"):
             lines.append(f"- **Reason:** {c['reason']}")
         lines.append("")
