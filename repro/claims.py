@@ -401,7 +401,8 @@ def comparisons(parts: Mapping[str, Any], *, level: float = LEVEL, reason: str =
         bonf = direction(means, expect="positive", level=strict)
         verdict = ("reproduced" if at.verdict == "reproduced" else
                    "not_reproduced" if bonf.verdict == "not_reproduced" else "inconclusive")
-        iv = bonf.interval if verdict == "not_reproduced" else at.interval
+        # the interval that decides: the Bonferroni one for a comparison against the paper, the plain one otherwise
+        iv = bonf.interval if (verdict == "not_reproduced" or (at.effect or 0) < 0) else at.interval
         need_n = seeds_to_decide(means, level if float(np.mean(means)) > 0 else strict)
         judged[name] = Evidence(verdict, effect=at.effect, interval=iv, regenerated=at.effect, paper_value="> 0",
                                 tolerance=f"per-seed means over the levels: {_pct(level)} interval > 0 for every part; "

@@ -206,7 +206,53 @@ def verdicts_page() -> str:
     return "\n".join(lines)
 
 
+PAPER_RECORD_START, PAPER_RECORD_END = "<!-- record:start -->", "<!-- record:end -->"
+
+
+def paper_record_markdown(slug: str) -> str:
+    """The block at the head of a paper README's "Verdicts" section: every claim's verdict of record as the engine
+    gives it (category, scale, both profiles, the deciding number or reason), generated so that it cannot go stale."""
+    from repro import record
+    from repro.claims import claim_category
+    from repro.report import CATEGORY_TEXT, effect_text, stand_in_text, verdict_text
+
+    lines = [PAPER_RECORD_START, "",
+             "Verdicts of record, generated from `results/{quick,paper}/" + slug + "/claims.json` by `python -m "
+             "repro.gallery` (the rules: [docs/judging.md](../../../docs/judging.md); every check and number: "
+             "[figures/paper/claims.md](../../../figures/paper/claims.md)). Where the notes below quote other numbers, "
+             "this table is the record.", "",
+             "| claim | the paper says | category | verdict of record | scale | quick | paper | evidence |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in record.records(slug):
+        c = r.claim or {}
+        says = _short(c.get("paper_says", ""), 90)
+        if r.verdict == "not_evaluated":
+            ev = stand_in_text(c) or _short(c.get("reason", ""), 110)
+        else:
+            ev = _short(f"{effect_text(c)}; {c.get('reason', '')}".strip("; "), 160)
+        lines.append(f"| {r.id} | {says} | {CATEGORY_TEXT[claim_category(c)]} | {verdict_text(c, r.verdict)} | {r.scale} | "
+                     f"{(r.quick or 'not run').replace('_', ' ')} | {(r.paper or 'not run').replace('_', ' ')} | "
+                     f"{ev.replace('|', '/')} |")
+    return "\n".join(lines + ["", PAPER_RECORD_END])
+
+
+def _with_paper_record(text: str, slug: str) -> str:
+    """``text`` (a paper README) with its generated record block, inserted under its "## Verdicts" heading if absent."""
+    block = paper_record_markdown(slug)
+    if PAPER_RECORD_START in text:
+        return _replace_block(text, PAPER_RECORD_START, PAPER_RECORD_END, block)
+    lines = text.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith("## Verdicts")), None)
+    if at is None:
+        return text.rstrip("\n") + "\n\n## Verdicts\n\n" + block + "\n"
+    return "\n".join(lines[:at + 1] + ["", block] + lines[at + 1:])
+
+
 def main(argv=None) -> int:
+    for slug in registry.slugs():
+        p = paths.project_root() / "repro" / "papers" / slug / "README.md"
+        if p.exists():
+            write_text(p, _with_paper_record(p.read_text(), slug))
     readme = paths.project_root() / "README.md"
     text = _replace_block(readme.read_text(), FINDINGS_START, FINDINGS_END, findings_markdown())
     text = _replace_block(text, TIMING_START, TIMING_END, timing_markdown())

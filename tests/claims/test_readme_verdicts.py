@@ -40,3 +40,12 @@ def test_readme_paper_cost_table_is_the_measured_one():
     assert block in _readme(), "README paper-profile cost table is stale: run `python -m repro.gallery`"
     if (paths.project_root() / "docs" / "costs.md").exists():
         assert "total" not in block and "| `dp_ditto` |" in block  # one row per paper, from docs/costs.md
+
+
+def test_each_paper_readme_carries_its_generated_verdicts_of_record():
+    from repro import registry
+    from repro.gallery import paper_record_markdown
+
+    for slug in registry.slugs():
+        text = (paths.project_root() / "repro" / "papers" / slug / "README.md").read_text()
+        assert paper_record_markdown(slug) in text, f"{slug} README's verdicts are stale: run `python -m repro.gallery`"

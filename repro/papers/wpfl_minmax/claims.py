@@ -745,7 +745,7 @@ def accuracy_rises_then_falls(tables, params):
 @CLAIMS.claim("C10", figures=["fig4", "literal_tau"], kind="direction",
               paper_says="'the maximum test loss of all participating clients first decreases and then increases' in T0 "
                          "under the proposed policy (Sec. VII-3)",
-              tests="per configuration with >= 3 T0 values, per seed, the larger endpoint minus the min over interior T0 of "
+              tests="per configuration with >= 3 T0 values, per seed, the smaller endpoint minus the min over interior T0 of "
                     "the max test loss > 0" + READING_NOTE,
               refute=_both_readings_cf(_after(_with_levels("fig4"), _peak_cf("fig4", "max_test_loss", P, peaked=False, higher_is_peak=True))),
               support=_both_readings_cf(_after(_with_levels("fig4"), _peak_cf("fig4", "max_test_loss", P, peaked=True, higher_is_peak=False))))
@@ -1481,7 +1481,7 @@ def pfl_fairness_pattern(tables, params):
               paper_says="'Generally, the accuracy and maximum test loss of all participating clients improve first, then "
                          "degrade as T0 grows, especially for the DNN models on the MNIST dataset and the CNN model' (Sec. VII-4)",
               tests="Proposed, per configuration with >= 3 T0 values, per seed: the best interior accuracy minus the better "
-                    "endpoint > 0 (Fig. 6) and the larger endpoint minus the smallest interior max test loss > 0 (Fig. 7)",
+                    "endpoint > 0 (Fig. 6) and the smaller endpoint minus the smallest interior max test loss > 0 (below both ends) (Fig. 7)",
               refute=_after(_with_levels("fig6", "fig7"), lambda t, p: _peak_cf("fig6", "accuracy", P, peaked=False)(
                   *_peak_cf("fig7", "max_test_loss", P, peaked=False, higher_is_peak=True)(t, p))),
               support=_after(_with_levels("fig6", "fig7"), lambda t, p: _peak_cf("fig6", "accuracy", P, peaked=True)(
