@@ -345,6 +345,8 @@ def _ordered(curves: pd.DataFrame, expect: str, ties_ok: bool = False, details: 
            f"{_censored_note(d)}; "
            f"{held} of {len(curves)} replicates monotone{' (ties allowed)' if ties_ok else ''}, Spearman rho per replicate "
            f"{', '.join(f'{r:+.2f}' for r in rho) if len(rho) <= 6 else f'{min(rho):+.2f} .. {max(rho):+.2f}'}")
+    if ev.reason:
+        why += f"; {ev.reason}"
     if ev.details.get("seeds_to_decide"):
         why += f"; at the measured votes {ev.details['seeds_to_decide']} seeds would decide it"
     return replace(ev, paper_value=f"values {op} from each level to the next", reason=why)

@@ -24,8 +24,11 @@ def test_figure_ids_tasks_and_seeds(profile):
     # every training batch is read by the privacy table (one certificate per private configuration run)
     privacy = next(f for f in figs if f.fig_id == PRIVACY_ID)
     assert {r.run_id for r in runs.values() if r.task != "fig2"} == set(privacy.run_ids)
-    seeds = {r.seed for r in runs.values()}
+    seeds = {r.seed for r in runs.values() if r.task != "fig2"}
     assert seeds == set(params["seeds"])
+    # Fig. 2 alone may add seeds (fig2.seeds: claim 19.a's seed statement), never drop the profile's
+    fig2_seeds = {r.seed for r in runs.values() if r.task == "fig2"}
+    assert fig2_seeds == set(params["fig2"].get("seeds", params["seeds"])) and set(params["seeds"]) <= fig2_seeds
     if profile == "quick":  # >= 3 seeds; the narrow CNN (its panels decide no verdict at either scale, README "Scale")
         assert len(seeds) >= 3 and params["cnn"] == "reduced"
     if profile == "paper":
