@@ -61,6 +61,13 @@ def _cmd_list(args) -> int:
 def _cmd_run(args) -> int:
     from repro import pipeline
 
+    if args.release_stale:
+        if args.helper or args.force:
+            raise ex.ConfigError("--release-stale cannot be combined with --helper or --force (it only releases the "
+                                 "stale claims on the run's sub-jobs, and computes nothing)")
+        pipeline.release_stale(args.slug, args.run_id, args.profile,
+                               older_than=None if args.release_stale is True else args.release_stale)
+        return 0
     if args.helper:
         if args.force:
             raise ex.ConfigError("--helper cannot be combined with --force (a helper never discards finished sub-jobs)")
@@ -163,6 +170,18 @@ def _positive_int(text: str) -> int:
     return v
 
 
+def _positive_seconds(text: str) -> float:
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, a number > 0, got {text!r}") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"expected seconds, a number > 0, got {text!r}")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="repro", description="Regenerate the figures and judge the claims of private / wireless FL papers.")
     p.add_argument("--version", action="version", version=f"repro {__version__}")
@@ -186,10 +205,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("run", help="do one run of a paper")
     sp.add_argument("slug", choices=slugs)
     sp.add_argument("run_id")
-    sp.add_argument("--force", action="store_true", help="re-run even if the result exists")
+    sp.add_argument("--force", action="store_true",
+                    help="re-run even if the result exists, discarding the finished parts kept under <run>.parts/ "
+                         "(start over; without it an interrupted run resumes from them)")
     sp.add_argument("--helper", action="store_true",
                     help="help the process that executes this run: compute the sub-jobs nobody has claimed, write "
                          "no result (start one per extra core, beside `repro run SLUG RUN_ID`)")
+    sp.add_argument("--release-stale", nargs="?", const=True, default=False, type=_positive_seconds,
+                    metavar="SECONDS",
+                    help="release the stale claims on this run's sub-jobs and compute nothing: a helper that died "
+                         "(its heartbeat is older than its lease, $REPRO_CLAIM_LEASE_S, default 300 s, or than "
+                         "SECONDS if given: at least 60 s keeps every live helper's claim)")
     common(sp, device=True)
     sp.set_defaults(func=_cmd_run)
 

@@ -24,12 +24,14 @@ import yaml
 
 from repro.errors import ConfigError
 
-__all__ = ["MAX_BYTES", "MAX_NODES", "load_yaml_file", "load_yaml_text"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "check_loaded_data", "load_yaml_file", "load_yaml_text"]
 
 #: the largest YAML file read (bytes); the package's largest is a few KiB
 MAX_BYTES = 1 << 20
 #: the most values (scalars, lists, mappings) a document may hold with its aliases written out
 MAX_NODES = 100_000
+#: the deepest nesting of lists and mappings in data loaded by someone else (the workflow's config)
+MAX_DEPTH = 100
 
 
 def load_yaml_file(path: Path | str, what: str = "configuration file") -> Any:
@@ -101,3 +103,56 @@ def _check_expanded_size(root: yaml.Node, origin: str) -> None:
         return total
 
     visit(root)
+
+
+def check_loaded_data(data: Any, origin: str) -> None:
+    """Refuse data that another reader (Snakemake: ``--configfile``, ``--config``) already loaded from YAML when it
+    is larger than the bounds above: more than MAX_NODES values with shared values (YAML aliases) written out,
+    more than MAX_BYTES characters of text so counted, nesting deeper than MAX_DEPTH, or a value containing
+    itself. The data are walked once per distinct object, so a billion-laughs graph is refused at once. The
+    error is one line naming ``origin``, the top-level key that holds the offending value and the limit."""
+    seen: dict[int, tuple[int, int]] = {}  # id -> (values, characters), with shared values written out
+    active: set[int] = set()
+
+    def refuse(key: Any, what: str) -> ConfigError:
+        where = f"{origin}, key {key!r}" if key is not None else origin
+        return ConfigError(f"{where}: {what}")
+
+    def visit(value: Any, depth: int, key: Any) -> tuple[int, int]:
+        if isinstance(value, (str, bytes)):
+            return 1, len(value)
+        if not isinstance(value, (dict, list, tuple, set, frozenset)):
+            return 1, 1  # a number, a boolean, None
+        ident = id(value)
+        if ident in seen:
+            return seen[ident]
+        if ident in active:
+            raise refuse(key, "a value contains itself (a recursive YAML alias); allowed: plain data")
+        if depth > MAX_DEPTH:
+            raise refuse(key, f"nested deeper than {MAX_DEPTH} levels; allowed: at most {MAX_DEPTH}")
+        active.add(ident)
+        items = [x for pair in value.items() for x in pair] if isinstance(value, dict) else list(value)
+        nodes, chars = 1, 0
+        for item in items:
+            n, c = visit(item, depth + 1, key)
+            nodes, chars = nodes + n, chars + c
+            if nodes > MAX_NODES:
+                raise refuse(key, f"with its YAML aliases (*name) written out it holds more than {MAX_NODES} values "
+                                  f"(an alias bomb?); allowed: at most {MAX_NODES} values")
+            if chars > MAX_BYTES:
+                raise refuse(key, f"with its YAML aliases (*name) written out it holds more than {MAX_BYTES} "
+                                  f"characters of text; allowed: at most {MAX_BYTES}")
+        active.discard(ident)
+        seen[ident] = nodes, chars
+        return nodes, chars
+
+    if isinstance(data, dict):
+        nodes, chars = 1, 0
+        for key, value in data.items():
+            n, c = visit(value, 1, key)
+            nodes, chars = nodes + n + 1, chars + c + len(str(key))
+            if nodes > MAX_NODES or chars > MAX_BYTES:
+                raise refuse(key, f"the data up to this key hold more than {MAX_NODES} values or {MAX_BYTES} "
+                                  f"characters; allowed: at most {MAX_NODES} values and {MAX_BYTES} characters")
+    else:
+        visit(data, 0, None)

@@ -7,7 +7,7 @@ hand) with this shape::
     params/          paper.yaml (every parameter, paper values), quick.yaml, smoke.yaml (overrides),
                      schema.yaml (JSON schema of the parameters: types, ranges, choices)
     experiments.py   figures(params) -> list[FigureSpec]             the figures and the runs they need
-                     TASKS = {task: Task("module:function", gpu=...)}  what each run task calls
+                     TASKS = {task: Task("module:function", gpu=..., trains=...)}  what each run task calls
     runs.py          the task functions: fn(spec: RunSpec, ctx: RunContext) -> dict (JSON-able)
     figures.py       RENDERERS = {fig_id: fn(fig, results, ctx) -> Rendered}
     claims.py        CLAIMS = ClaimSet(slug): every claim a small named function (repro.claims)
@@ -65,10 +65,18 @@ def canonical_json(obj: Any) -> str:
 @dataclass(frozen=True)
 class Task:
     """A run task: ``target`` is ``"module:function"`` (imported only when a run executes);
-    ``gpu`` says the task trains torch models (on a cluster with device=cuda it asks for a GPU)."""
+    ``gpu`` says the task trains torch models (on a cluster with device=cuda it asks for a GPU);
+    ``trains`` says it trains a model without torch (numpy). The losses of every training task (:attr:`training`)
+    are checked for divergence (repro.divergence)."""
 
     target: str
     gpu: bool = False
+    trains: bool = False
+
+    @property
+    def training(self) -> bool:
+        """Whether the task trains a model (torch or not): its results are checked for divergence."""
+        return self.gpu or self.trains
 
     def resolve(self) -> Callable:
         mod, _, fn = self.target.partition(":")
@@ -195,7 +203,9 @@ class RunContext:
         Several processes may work on one run's sub-jobs (``repro run --helper``): a sub-job is claimed before it is
         computed (``<part>.claim``, created exclusively, holding the claimant's host and pid). A sub-job claimed by
         a live process is waited for, or, with ``skip_claimed``, skipped: the caller gets ``PENDING`` and goes on to
-        the next sub-job. A claim whose process has died is taken over."""
+        the next sub-job. A claim holds while its claimant's heartbeat (the claim file's time, refreshed while it
+        computes) is younger than its lease (:func:`claim_lease_s`) and, on this host, its process runs; a stale
+        claim (a claimant that died here or on another host) is taken over."""
         if self.parts_dir is None:
             return compute()
         doc = {"key": key, "fingerprint": fingerprint}
@@ -207,6 +217,9 @@ class RunContext:
                 return kept
             claim = _Claim(path.with_suffix(".claim"))
             if claim.take():
+                if claim.replaced:
+                    self.log(f"sub-job {key}: the claim of {claim.replaced} was stale (lease expired or process gone): "
+                             f"taken over")
                 break
             if self.skip_claimed:  # another process computes it: go on with the next sub-job
                 self.log(f"sub-job {key} is being computed by {claim.holder()}: skipped")
@@ -223,12 +236,12 @@ class RunContext:
             claim.release()
 
     def _kept_part(self, path: Path, key: str, fingerprint: dict):
-        from repro.results import _to_jsonable, read_json_or_none
+        from repro.results import read_json_or_none, same_as_stored
 
         kept = read_json_or_none(path)
-        # compared as stored: write_json keeps an infinite parameter (eps = inf) as the string "inf"
-        if isinstance(kept, dict) and kept.get("key") == key and kept.get("fingerprint") == json.loads(
-                json.dumps(_to_jsonable(fingerprint), default=str)) and isinstance(kept.get("result"), dict):
+        # compared as stored (a part written before holds an infinite parameter, eps = inf, as the string "inf")
+        if isinstance(kept, dict) and kept.get("key") == key and same_as_stored(kept.get("fingerprint"), fingerprint) \
+                and isinstance(kept.get("result"), dict):
             self.log(f"sub-job {key} kept from an earlier, interrupted execution")
             self.sub_jobs[key] = {**kept.get("provenance", {"device": "not recorded (kept part written before "
                                                                       "provenance was stored)"}), "kept": True}
@@ -271,6 +284,30 @@ class RunContext:
 PENDING = {"status": "pending"}
 #: seconds between two looks at a sub-job that another process is computing
 CLAIM_POLL_S = 2.0
+#: default lease of a claim, in seconds (``$REPRO_CLAIM_LEASE_S`` sets another): a claimant refreshes its claim file's
+#: time (its heartbeat) every fifth of its lease while it computes; a claim not refreshed for longer than the lease
+#: written in it is stale, whatever host holds it (a helper killed on another machine), and is taken over
+CLAIM_LEASE_S = 300.0
+#: the longest time between two heartbeats, whatever the lease
+CLAIM_HEARTBEAT_MAX_S = 30.0
+
+
+def claim_lease_s() -> float:
+    """The lease of the claims this process takes: ``$REPRO_CLAIM_LEASE_S`` if set, else :data:`CLAIM_LEASE_S`."""
+    import math
+    import os
+
+    text = os.environ.get("REPRO_CLAIM_LEASE_S", "").strip()
+    if not text:
+        return float(CLAIM_LEASE_S)
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value > 0):
+        raise ConfigError(f"REPRO_CLAIM_LEASE_S={text!r}: expected the lease of a sub-job claim in seconds, a number "
+                          f"> 0 (default {CLAIM_LEASE_S:g})")
+    return value
 
 
 def is_pending(result) -> bool:
@@ -279,74 +316,158 @@ def is_pending(result) -> bool:
 
 
 class _Claim:
-    """An exclusive claim on one sub-job: a file created with O_EXCL holding ``host pid``."""
+    """An exclusive claim on one sub-job: a file created with O_EXCL holding ``host pid lease_s``. While the claim is
+    held, a heartbeat thread refreshes the file's modification time every fifth of the lease (at most
+    :data:`CLAIM_HEARTBEAT_MAX_S`); a claim whose heartbeat is older than its lease is stale (its claimant died or lost
+    the shared folder), as is one of a dead process on this host."""
 
     def __init__(self, path: Path):
         self.path, self.mine = Path(path), False
+        self.replaced = None  # the holder of the stale claim this one replaced, if any
+        self._token = ""
+        self._stop = None
 
     def take(self) -> bool:
         import os
         import socket
 
+        lease = claim_lease_s()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        for _ in range(2):  # a dead claimant's claim is removed once, then taken
+        for _ in range(2):  # a stale claim is removed once, then taken
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:
+                before = self._stat()
+                if before is None:
+                    continue
                 if self.alive():
                     return False
-                self.path.unlink(missing_ok=True)
+                if self._stat() == before:  # not replaced meanwhile by another process's fresh claim
+                    self.replaced = self.holder()
+                    self.path.unlink(missing_ok=True)
                 continue
+            self._token = f"{socket.gethostname()} {os.getpid()} {lease:g}"
             with os.fdopen(fd, "w") as f:
-                f.write(f"{socket.gethostname()} {os.getpid()}")
+                f.write(self._token)
             self.mine = True
+            self._start_heartbeat(lease)
             return True
         return False
 
-    def _claimant(self):
-        """``(host, pid)`` written in the claim; None if it is gone; ``()`` if it cannot be read yet."""
+    def _stat(self):
         try:
-            host, pid = self.path.read_text().split()
-            return host, pid
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_ino, st.st_mtime_ns
+
+    def _start_heartbeat(self, lease: float) -> None:
+        import os
+        import threading
+
+        stop = self._stop = threading.Event()
+        every = min(lease / 5.0, CLAIM_HEARTBEAT_MAX_S)
+
+        def beat():
+            while not stop.wait(every):
+                try:
+                    if self.path.read_text() != self._token:  # taken over meanwhile (this process was stalled)
+                        return
+                    os.utime(self.path)
+                except OSError:
+                    return
+
+        threading.Thread(target=beat, name=f"claim heartbeat {self.path.name}", daemon=True).start()
+
+    def _claimant(self):
+        """``(host, pid, lease_s)`` written in the claim (``lease_s`` None in a claim written without one); None if it is
+        gone; ``()`` if it cannot be read yet."""
+        try:
+            fields = self.path.read_text().split()
+            if len(fields) == 2:
+                return fields[0], fields[1], None
+            host, pid, lease = fields
+            return host, pid, float(lease)
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
             return ()
 
-    def holder(self) -> str:
-        who = self._claimant()
-        return f"process {who[1]} on {who[0]}" if who else "another process"
+    def age(self) -> float | None:
+        """Seconds since the claimant's last heartbeat (the file's modification time); None if the claim is gone."""
+        try:
+            return max(0.0, time.time() - self.path.stat().st_mtime)
+        except OSError:
+            return None
 
-    def alive(self) -> bool:
-        """Whether the claimant still runs (a claim from another host, or one being written, counts as live)."""
+    def holder(self) -> str:
+        who, age = self._claimant(), self.age()
+        beat = f" (heartbeat {age:.0f} s ago)" if age is not None else ""
+        return (f"process {who[1]} on {who[0]}" if who else "another process") + beat
+
+    def alive(self, older_than: float | None = None) -> bool:
+        """Whether the claim still holds: its heartbeat is younger than its lease (or than ``older_than`` seconds, but
+        never less than two of its claimant's heartbeat periods) and, on this host, its process runs (a fresh claim
+        from another host, or one being written, counts as live)."""
         import os
         import socket
 
         who = self._claimant()
         if who is None:
             return False
-        if not who:
-            return True
-        host, pid = who
-        if host != socket.gethostname():
-            return True
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
+        age = self.age()
+        if age is None:
             return False
-        except (PermissionError, ValueError):
-            return True
-        return True
+        if who and who[0] == socket.gethostname():
+            try:
+                os.kill(int(who[1]), 0)
+            except ProcessLookupError:
+                return False
+            except (PermissionError, ValueError):
+                pass
+            else:
+                if who[2] is None:  # written by a process without heartbeat (older code): live while it runs
+                    return True
+        lease = who[2] if who and who[2] and who[2] > 0 else claim_lease_s()
+        if older_than is not None:
+            lease = min(lease, max(float(older_than), 2 * min(lease / 5.0, CLAIM_HEARTBEAT_MAX_S)))
+        return age <= lease
 
     def wait(self) -> None:
-        """Until the claim is released, or its claimant has died."""
+        """Until the claim is released, or it is stale (its claimant died, here or on another host)."""
         while self.path.exists() and self.alive():
             time.sleep(CLAIM_POLL_S)
 
     def release(self) -> None:
         if self.mine:
-            self.path.unlink(missing_ok=True)
+            if self._stop is not None:
+                self._stop.set()
+            try:
+                if self.path.read_text() == self._token:  # never another process's claim that replaced this one
+                    self.path.unlink(missing_ok=True)
+            except OSError:
+                pass
             self.mine = False
+
+
+def release_stale_claims(parts_dir: Path, log: Callable[[str], None] = print,
+                         older_than: float | None = None) -> tuple[int, int]:
+    """Remove the stale claims under ``parts_dir`` (a run's ``<run>.parts/``): those whose heartbeat is older than
+    their lease (or than ``older_than`` seconds: :meth:`_Claim.alive`), and those of a dead process on this host.
+    Returns ``(released, live)``; each is logged."""
+    released = live = 0
+    for path in sorted(Path(parts_dir).glob("*.claim")) if Path(parts_dir).is_dir() else []:
+        claim = _Claim(path)
+        before, who = claim._stat(), claim.holder()
+        if claim.alive(older_than):
+            live += 1
+            log(f"claim {path.name} of {who}: live, kept")
+        elif before is not None and claim._stat() == before:
+            path.unlink(missing_ok=True)
+            released += 1
+            log(f"claim {path.name} of {who}: stale, released (its sub-job is computed by the next process that "
+                f"reaches it)")
+    return released, live
 
 
 def compute_provenance(device: str) -> dict:

@@ -110,6 +110,22 @@ def help_run(slug: str, run_id: str, profile: str, device: str = "cpu", threads:
     return computed
 
 
+def release_stale(slug: str, run_id: str, profile: str, older_than: float | None = None) -> int:
+    """Release the stale claims on run ``run_id``'s sub-jobs (``repro run SLUG RUN_ID --release-stale [SECONDS]``): a
+    claim whose heartbeat is older than its lease, or than ``older_than`` seconds where given (a ``--helper`` killed on
+    another machine: no need to wait out its lease; never less than two heartbeat periods, so a live claimant keeps
+    its claim), or whose process on this host has died. Live claims are kept. A process reaching a stale claim takes
+    it over by itself. Returns the number released."""
+    specs = ex.job_specs(slug, profile)
+    ex.check_choice(f"run id of {slug} under profile {profile}", run_id, sorted(specs))
+    out = paths.run_result_path(profile, slug, run_id)
+    log = lambda m: _log(f"{slug}/{run_id}: {m}")  # noqa: E731
+    released, live = ex.release_stale_claims(_parts_dir(out), log=log, older_than=older_than)
+    log(f"{released} stale claim(s) released, {live} live claim(s) kept (lease of a claim: the one written in it, "
+        f"else {ex.claim_lease_s():g} s, $REPRO_CLAIM_LEASE_S)")
+    return released
+
+
 def _skipping_pass(slug: str, spec: ex.RunSpec, ctx: ex.RunContext) -> dict | None:
     """The task with every sub-job that another process has claimed skipped. None where a later step needed one of
     those (an error with nothing skipped is raised as it is)."""
@@ -317,7 +333,8 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
 
 
 def diverged_runs(slug: str, fig: ex.FigureSpec, results: dict) -> dict[str, list]:
-    """``{run id: [(where, worst loss)]}`` of the figure's training runs (``Task.gpu``) whose losses diverged."""
+    """``{run id: [(where, worst loss)]}`` of the figure's training runs (``Task.training``: torch or numpy) whose
+    losses diverged."""
     from repro.divergence import diverged_losses
 
     tasks = ex.tasks(slug)
@@ -325,7 +342,7 @@ def diverged_runs(slug: str, fig: ex.FigureSpec, results: dict) -> dict[str, lis
     for spec in fig.runs:
         task = tasks.get(spec.task)
         res = results.get(spec.run_id)
-        if task is not None and task.gpu and isinstance(res, dict) and not ex.is_unavailable(res):
+        if task is not None and task.training and isinstance(res, dict) and not ex.is_unavailable(res):
             hits = diverged_losses(res)
             if hits:
                 out[spec.run_id] = hits
@@ -393,7 +410,7 @@ def judge_figure(slug: str, fig_id: str, profile: str, params: dict | None = Non
     elsewhere = [{"id": c.id, "figures": list(c.figures)} for c in claims if fig_id in c.figures and len(c.figures) > 1]
     if not own:
         return [], elsewhere
-    tables = {fig_id: read_tidy_csv(paths.figures_dir(profile, slug) / f"{fig_id}.csv")}
+    tables = {fig_id: _split_divergence(read_tidy_csv(paths.figures_dir(profile, slug) / f"{fig_id}.csv"))}
     params = ex.load_params(slug, profile) if params is None else params
     return [c.evaluate(tables, params).to_dict() for c in own], elsewhere
 

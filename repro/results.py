@@ -78,8 +78,7 @@ def _to_jsonable(obj: Any) -> Any:
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, (np.floating, float)):
-        f = float(obj)
-        return None if math.isnan(f) else (("inf" if f > 0 else "-inf") if math.isinf(f) else f)
+        return float(obj)  # NaN and +-inf as JSON's NaN / Infinity / -Infinity: read back as the floats they were
     if isinstance(obj, (np.bool_,)):
         return bool(obj)
     if hasattr(obj, "tolist"):  # torch tensors
@@ -88,12 +87,36 @@ def _to_jsonable(obj: Any) -> Any:
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:
+    """``obj`` as JSON; a non-finite float is written as ``NaN`` / ``Infinity`` / ``-Infinity`` (the extension of
+    Python's :mod:`json`), so that :func:`read_json` gives back the NaN or infinity it was (a diverged training's
+    loss stays one: repro.divergence). Files written before kept NaN as ``null`` and infinities as ``"inf"`` /
+    ``"-inf"``; they read as they always did."""
     with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(_to_jsonable(obj), indent=1, sort_keys=False) + "\n")
+        tmp.write_text(json.dumps(_to_jsonable(obj), indent=1, sort_keys=False, allow_nan=True) + "\n")
 
 
 def read_json(path: str | os.PathLike) -> Any:
+    """The JSON at ``path``; ``NaN`` / ``Infinity`` / ``-Infinity`` (:func:`write_json`) become float NaN / inf."""
     return json.loads(Path(path).read_text())
+
+
+def same_as_stored(stored: Any, value: Any) -> bool:
+    """Whether ``stored`` (read back from a JSON file, in this format or the earlier one: NaN as ``null``,
+    infinities as ``"inf"`` / ``"-inf"``) is ``value`` as :func:`write_json` stores it (NaN equals NaN here)."""
+    return _canonical(stored) == _canonical(json.loads(json.dumps(_to_jsonable(value), default=str)))
+
+
+def _canonical(obj: Any) -> str:
+    def plain(o):
+        if isinstance(o, Mapping):
+            return {str(k): plain(v) for k, v in o.items()}
+        if isinstance(o, list):
+            return [plain(v) for v in o]
+        if isinstance(o, float) and math.isnan(o):
+            return None
+        return o
+
+    return json.dumps(plain(_revive_infinities(obj)), sort_keys=True, default=str)
 
 
 def read_json_or_none(path: str | os.PathLike) -> Any:
@@ -198,7 +221,7 @@ def _foreign(spec, run_id: str) -> str | None:
 
     try:
         recorded = spec["run_id"]
-        # the file stores infinite parameters as "inf" / "-inf" (strict JSON): hash them as the floats they were
+        # files written before stored infinite parameters as "inf" / "-inf": hash them as the floats they were
         ids = {RunSpec(spec["paper"], spec["task"], p, spec["seed"]).run_id
                for p in (spec["params"], _revive_infinities(spec["params"]))}
     except (KeyError, TypeError) as e:
@@ -213,7 +236,7 @@ def _foreign(spec, run_id: str) -> str | None:
 
 
 def _revive_infinities(obj):
-    """The inverse of :func:`_to_jsonable` for infinities: ``"inf"`` / ``"-inf"`` strings back to floats."""
+    """The infinities of files written before (``"inf"`` / ``"-inf"`` strings) back to floats."""
     if isinstance(obj, Mapping):
         return {k: _revive_infinities(v) for k, v in obj.items()}
     if isinstance(obj, list):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import shutil
 import socket
@@ -53,15 +54,21 @@ def download_file(url: str, dest: Path, progress: bool = True) -> Path:
             if bar is not None:
                 bar.close()
         if total is not None and got != total:
-            raise DownloadError(f"{url}: truncated transfer ({got} of {total} bytes)")
+            cause = f"truncated transfer ({got} of {total} bytes)"
+            raise DownloadError(f"{url}: {cause}", url=url, cause=cause)
         publish_mode(tmp)
         os.replace(tmp, dest)
         return dest
     except urllib.error.HTTPError as e:
-        raise DownloadError(f"{url}: HTTP {e.code} {e.reason}") from None
+        cause = f"HTTP {e.code} {e.reason}"
+        raise DownloadError(f"{url}: {cause}", url=url, cause=cause) from None
+    except http.client.HTTPException as e:  # the connection broke mid-transfer (IncompleteRead, a bad status line)
+        cause = f"broken transfer ({type(e).__name__}: {e})"
+        raise DownloadError(f"{url}: {cause}", url=url, cause=cause) from None
     except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError, OSError) as e:
         reason = getattr(e, "reason", e)
-        raise DownloadError(f"{url}: network unreachable ({reason})", offline=True) from None
+        cause = f"network unreachable ({reason})"
+        raise DownloadError(f"{url}: {cause}", offline=True, url=url, cause=cause) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

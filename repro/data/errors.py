@@ -29,17 +29,24 @@ class DatasetCorruptError(DatasetUnavailableError):
     so on a corrupt one (the message still says why).
     """
 
-    def __init__(self, message: str, corrupt_files: list | None = None):
-        super().__init__(message, reason="corrupt copy")
+    def __init__(self, message: str, corrupt_files: list | None = None, reason: str = "corrupt copy"):
+        super().__init__(message, reason=reason)
         self.corrupt_files = list(corrupt_files or [])
 
 
 class DownloadError(DatasetError):
-    """A download failed (network unreachable, HTTP error, truncated transfer)."""
+    """A download failed (network unreachable, HTTP error, truncated transfer). ``url`` is what was asked for and
+    ``cause`` what went wrong, without the URL (``"HTTP 404 Not Found"``); the message holds both."""
 
-    def __init__(self, message: str, offline: bool = False):
+    def __init__(self, message: str, offline: bool = False, url: str | None = None, cause: str | None = None):
         super().__init__(message)
         self.offline = offline
+        self.url = url
+        self.cause = cause
+
+    def short(self) -> str:
+        """``cause from url``: one download's failure for a status line."""
+        return f"{self.cause} from {self.url}" if self.cause and self.url else str(self)
 
 
 def unavailable_reason(name: str, err: DatasetUnavailableError) -> str:

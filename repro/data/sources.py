@@ -41,10 +41,39 @@ class CorruptFile:
     expected: str
     actual: str
     moved_to: str | None
+    source: str = "reference"  # where the expected checksum comes from: "reference" or the variable that set it
+
+    def expected_from(self) -> str:
+        return "the package's reference checksum" if self.source == "reference" else f"set by {self.source}"
 
     def describe(self) -> str:
         where = f"moved aside to {self.moved_to}" if self.moved_to else "left in place (not in the project cache), not used"
-        return f"{self.path}: {self.algorithm} expected {self.expected}, actual {self.actual}; {where}"
+        return (f"{self.path}: {self.algorithm} expected {self.expected} ({self.expected_from()}), actual {self.actual}; "
+                f"{where}")
+
+
+def corrupt_reason(corrupt: list) -> str:
+    """The short reason of a dataset whose copies failed their checksum: the first file, what was expected (and who
+    set it: the reference or a REPRO_<NAME>_MD5 / _SHA256 override) and what it is."""
+    c = corrupt[0]
+    name = str(c.path).rstrip("/").rsplit("/", 1)[-1]
+    more = f" (and {len(corrupt) - 1} more)" if len(corrupt) > 1 else ""
+    if c.actual.startswith("unreadable"):
+        return f"corrupt copy: {name}: {c.actual}{more}"
+    cut = lambda h: h if len(h) <= 16 else h[:12] + "..."  # noqa: E731
+    return (f"corrupt copy: checksum mismatch, {name} has {c.algorithm} {cut(c.actual)}, expected {cut(c.expected)} "
+            f"({c.expected_from()}){more}")
+
+
+def download_reason(errors: list) -> str:
+    """The short reason of a dataset whose downloads all failed: ``download failed: offline`` when no source could
+    be reached, else the concrete failures (truncated transfer, HTTP status), each with its URL."""
+    if all(e.offline for e in errors):
+        return "download failed: offline"
+    concrete = list(dict.fromkeys(e.short() for e in errors if not e.offline))
+    shown = "; ".join(concrete[:2]) + (f" (and {len(concrete) - 2} more)" if len(concrete) > 2 else "")
+    unreachable = sum(e.offline for e in errors)
+    return f"download failed: {shown}" + (f"; {unreachable} other source(s) unreachable" if unreachable else "")
 
 
 @dataclass
@@ -203,6 +232,12 @@ def resolve(spec: DatasetSpec, download: bool = True, progress: bool = True) -> 
     return res
 
 
+def _expected_source(spec: DatasetSpec, stored_name: str) -> str:
+    """Where the expected checksum of the file stored as ``stored_name`` comes from (see CorruptFile.source)."""
+    file = stored_name.removesuffix(".gz") if spec.kind == "idx" else stored_name
+    return spec.checksum_source.get(file, "reference")
+
+
 def _verify_into_cache(spec, src: Path, dest: Path, algorithm, expected, in_cache: bool, res: Resolution, shown=None):
     """Verify ``src``; if it is good, make sure a verified copy is at ``dest`` and return ``dest``."""
     if in_cache:
@@ -215,7 +250,8 @@ def _verify_into_cache(spec, src: Path, dest: Path, algorithm, expected, in_cach
             os.replace(src, dest)
             src = dest
         moved = move_aside(src)
-        res.corrupt.append(CorruptFile(str(shown or src), algorithm, expected, actual, str(moved) if moved else None))
+        res.corrupt.append(CorruptFile(str(shown or src), algorithm, expected, actual, str(moved) if moved else None,
+                                       _expected_source(spec, dest.name)))
         log.warning("corrupt: %s", res.corrupt[-1].describe())
         return None
     # copy first, verify the copy (what we verify is exactly what we keep)
@@ -235,7 +271,7 @@ def _verify_into_cache(spec, src: Path, dest: Path, algorithm, expected, in_cach
             os.replace(tmp, dest)
             return dest
         # a mirror or system folder is not ours: its bad copy is reported and skipped, never renamed
-        res.corrupt.append(CorruptFile(str(src), algorithm, expected, actual, None))
+        res.corrupt.append(CorruptFile(str(src), algorithm, expected, actual, None, _expected_source(spec, dest.name)))
         log.warning("corrupt: %s", res.corrupt[-1].describe())
         return None
     finally:
@@ -281,11 +317,11 @@ def unavailable_error(spec: DatasetSpec, res: Resolution) -> DatasetUnavailableE
     lines += _how_to_provide(spec, missing, offline, res.denied, res.corrupt)
     msg = "\n".join(lines)
     if res.corrupt:
-        return DatasetCorruptError(msg, res.corrupt)
+        return DatasetCorruptError(msg, res.corrupt, reason=corrupt_reason(res.corrupt))
     if res.denied:
         reason = denied_reason(res.denied)
     elif res.download_errors:
-        reason = "download failed: offline" if offline else "download failed"
+        reason = download_reason(res.download_errors)
     elif dl.downloads_disabled():
         reason = "download disabled (REPRO_OFFLINE)"
     else:

@@ -146,8 +146,8 @@ def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
     URL (``probe``) so the reason says whether ``repro data fetch`` could download it."""
     from repro.data.integrity import checked_digest, move_aside
     from repro.data.loaders import content_id, decoded_cache_intact
-    from repro.data.sources import (CorruptFile, _candidates, _describe_places, _how_to_provide, denied_reason,
-                                    places, raw_dir, readable_file)
+    from repro.data.sources import (CorruptFile, _candidates, _describe_places, _how_to_provide, corrupt_reason,
+                                    denied_reason, places, raw_dir, readable_file)
 
     spec = get_spec(name)
     if spec.kind == "user":
@@ -177,7 +177,8 @@ def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
                     found[file] = (place.kind, path)
                     break
                 moved = move_aside(path) if place.kind == "cache" else None
-                corrupt.append(CorruptFile(str(path), algorithm, expected, actual, str(moved) if moved else None))
+                corrupt.append(CorruptFile(str(path), algorithm, expected, actual, str(moved) if moved else None,
+                                           spec.checksum_source.get(file, "reference")))
             if file in found:
                 break
     if len(found) == len(spec.files):
@@ -189,7 +190,7 @@ def readonly_status(name: str, probe: bool = True) -> DatasetStatus:
                              f"{size / 1e6:.1f} MB of source files{note}", None, content_id=cid, **_checksums(spec))
     offline = False
     if corrupt:
-        reason = "corrupt copy"
+        reason = corrupt_reason(corrupt)
     elif denied:
         reason = denied_reason(denied)
     elif probe and spec.urls:
@@ -300,11 +301,18 @@ def _places_file(status_path: Path) -> Path:
 
 
 def write_status_file(path: str | os.PathLike, st: DatasetStatus) -> None:
-    """Write the workflow's status file for ``st`` and, beside it, the fingerprint of the places now."""
+    """Write the workflow's status file for ``st`` (unless it already holds that record: its time is kept) and,
+    beside it, the fingerprint of the places now."""
     from repro.results import write_json, write_text
 
     path = Path(path)
-    write_json(path, st.record())
+    record = st.record()
+    try:  # the same record again: the file is left as it is (a newer file would rerun every run that reads it)
+        same = json.loads(path.read_text()) == json.loads(json.dumps(record))
+    except (OSError, ValueError):
+        same = False
+    if not same:
+        write_json(path, record)
     write_text(_places_file(path), places_fingerprint(st.dataset) + "\n")
 
 
@@ -312,13 +320,16 @@ def _outcome(record: dict) -> tuple:
     return (bool(record.get("available")), record.get("content_id") if record.get("available") else None)
 
 
-def sync_status_file(path: str | os.PathLike, name: str) -> str:
+def sync_status_file(path: str | os.PathLike, name: str, write: bool = True) -> str:
     """Make sure the status file ``path`` of dataset ``name`` still tells the truth (see the module doc).
 
     Returns ``"missing"`` (nothing recorded yet: the workflow's rule fetches), ``"fresh"`` (places
     unchanged, or changed without changing the outcome: the file is left as it is) or ``"updated: ..."``
     (the recorded outcome is no longer true: the file now records the local one, so the runs that take it
-    as input see a changed input and rerun).
+    as input see a changed input and rerun). The status file is written only when the outcome it records
+    changes. With ``write=False`` (a dry run) nothing is written at all: ``"stale: ..."`` says what would
+    be rewritten, and the file (and the fingerprint beside it) stays as it is, so a dataset that comes back
+    unchanged before the next real run reruns nothing.
     """
     from repro.results import write_text
 
@@ -341,14 +352,16 @@ def sync_status_file(path: str | os.PathLike, name: str) -> str:
             pass
     st = local_status(name)
     if stored is not None and (st.available, st.content_id if st.available else None) == _outcome(stored):
-        write_text(places_file, now + "\n")  # same outcome: remember the places, rerun nothing
+        if write:
+            write_text(places_file, now + "\n")  # same outcome: remember the places, rerun nothing
         return "fresh"
-    write_status_file(path, st)
+    if write:
+        write_status_file(path, st)
     if stored is None:
         was = "an unreadable record"
     else:
         was = "available" if stored.get("available") else f"unavailable ({stored.get('reason')})"
-    return f"updated: recorded {was}, now {'available' if st.available else 'unavailable'}"
+    return f"{'updated' if write else 'stale'}: recorded {was}, now {'available' if st.available else 'unavailable'}"
 
 
 def _verified_checksums(name: str, rec: dict) -> dict:

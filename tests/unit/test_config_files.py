@@ -76,3 +76,30 @@ def test_no_yaml_file_is_read_around_the_bounded_loader():
     offenders = [str(p) for p in pkg.rglob("*.py") if p.name != "config_files.py"
                  and re.search(r"yaml\.(safe_load|load|full_load|unsafe_load)\(", p.read_text())]
     assert not offenders, offenders
+
+
+def test_data_loaded_by_another_reader_is_checked_on_its_shared_values(tmp_path):
+    """The workflow's config comes from Snakemake's own YAML reader (--configfile, --config): an alias bomb there is
+    a small graph of shared lists; check_loaded_data refuses it at once, naming the key and the limit (issue 49)."""
+    layer = ["lol"] * 9
+    for _ in range(9):  # 9**10 values when written out
+        layer = [layer] * 9
+    start = time.monotonic()
+    with pytest.raises(ConfigError) as err:
+        config_files.check_loaded_data({"profile": "quick", "papers": layer}, "workflow config")
+    assert time.monotonic() - start < 2
+    msg = str(err.value)
+    assert "'papers'" in msg and f"at most {config_files.MAX_NODES} values" in msg and "\n" not in msg
+    deep: list = []
+    for _ in range(config_files.MAX_DEPTH + 5):
+        deep = [deep]
+    with pytest.raises(ConfigError, match=rf"key 'x': nested deeper than {config_files.MAX_DEPTH} levels"):
+        config_files.check_loaded_data({"x": deep}, "workflow config")
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(ConfigError, match="contains itself"):
+        config_files.check_loaded_data({"x": loop}, "workflow config")
+    with pytest.raises(ConfigError, match=r"key 'note': .* characters of text"):
+        config_files.check_loaded_data({"note": ["x" * 1000] * 2000}, "workflow config")
+    shared = {"cpu": "cpu", "gpu": "gpu"}
+    config_files.check_loaded_data({"profile": "quick", "papers": "all", "a": shared, "b": shared}, "workflow config")

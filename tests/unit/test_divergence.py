@@ -82,3 +82,37 @@ def test_the_figure_says_which_training_diverged():
     text = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
     plt.close(fig)
     assert "TRAINING DIVERGED" in text and "fedala" in text and "3.5e+19" in text
+
+
+def test_losses_in_nested_lists_are_found_and_analytic_floors_are_not():
+    """acfl records its losses as seeds x configurations x records; its ``floor_loss`` (the loss at a fixed point,
+    NaN where there is none) is an analytic value beside them, not a training's loss."""
+    healthy = {"loss": [[[3.0, 2.0], [4.0, 1.5]]], "floor_loss": [[0.4, float("nan")]], "bound_loss": [1e9]}
+    assert diverged_losses(healthy) == []
+    nested = {**healthy, "loss": [[[3.0, 2.0], [4.0, float("nan")]], [[2.0, 3.5e19]]]}
+    ((where, worst),) = diverged_losses(nested)
+    assert where == "loss" and math.isnan(worst)
+
+
+def test_every_training_task_of_every_paper_is_checked_for_divergence():
+    """A task that trains (torch or numpy) is ``Task.training``: repro.pipeline.diverged_runs checks its results."""
+    from repro import experiment as ex
+    from repro import registry
+
+    trains = {(slug, name): task for slug in registry.slugs() for name, task in ex.tasks(slug).items()
+              if "train" in name or task.gpu}
+    assert ("acfl", "train_panel") in trains and ("ota_jammer", "train") in trains
+    assert [k for k, task in trains.items() if not task.training] == []
+
+
+def test_a_numpy_training_with_a_nan_loss_is_a_diverged_run():
+    from repro import experiment as ex
+    from repro.pipeline import diverged_runs
+
+    fig = ex.figure_spec("acfl", "fig3", "smoke")
+    runs = [r for r in fig.runs if r.task == "train_panel"]
+    results = {r.run_id: {"loss": [[[3.0, 2.0]]], "floor_loss": [[float("nan")]]} for r in runs}
+    assert diverged_runs("acfl", fig, results) == {}
+    results[runs[0].run_id]["loss"] = [[[3.0, float("nan")]]]
+    found = diverged_runs("acfl", fig, results)
+    assert list(found) == [runs[0].run_id] and found[runs[0].run_id][0][0] == "loss"

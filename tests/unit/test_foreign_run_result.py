@@ -61,7 +61,8 @@ def test_edited_spec_is_foreign_and_the_unchecked_read_is_unchanged(tmp_root):
 
 
 def test_a_run_with_an_infinite_parameter_is_not_taken_for_foreign(tmp_path):
-    """eps = inf (Ditto without DP) is stored as "inf" (strict JSON); its file still hashes to its own run."""
+    """eps = inf (Ditto without DP) is stored as Infinity (files written before: "inf"); its file still hashes to its
+    own run."""
     from repro.experiment import RunSpec
     from repro.results import read_run_result, write_json
 

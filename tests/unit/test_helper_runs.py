@@ -89,3 +89,103 @@ def test_helper_refuses_a_batch_job():
     batch = next(rid for rid, s in specs.items() if s.task == ex.BATCH_TASK)
     with pytest.raises(ex.ConfigError, match="batch job"):
         pipeline.help_run("ota_jammer", batch, "smoke")
+
+
+# ---- claims with a lease (issue 49): a helper that dies on another machine never blocks the run --------------------
+
+def _part_and_claim(tmp_path):
+    """The part file a sub-job "a" of _task writes, removed again, and its claim file's path."""
+    ctx = ex.RunContext(profile="smoke", run_id="r", log=lambda m: None, parts_dir=tmp_path)
+    _task(ctx, ["a"], [], "setup", delay=0)
+    part = next(tmp_path.glob("*.json"))
+    part.unlink()
+    return part.with_suffix(".claim")
+
+
+def _foreign_claim(claim, age_s, lease=None):
+    """A claim held by a process on another host whose last heartbeat was ``age_s`` seconds ago."""
+    import os
+
+    claim.write_text("other-host.example 4242" + (f" {lease:g}" if lease else ""))
+    then = time.time() - age_s
+    os.utime(claim, (then, then))
+
+
+def _in_thread(fn, timeout=20):
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("value", fn()), daemon=True)
+    t.start()
+    t.join(timeout)
+    assert not t.is_alive(), "still waiting for a claim whose claimant is gone"
+    return out["value"]
+
+
+def test_a_foreign_claim_whose_heartbeat_is_older_than_its_lease_is_taken_over(tmp_path, monkeypatch):
+    monkeypatch.setattr(ex, "CLAIM_POLL_S", 0.01)
+    claim = _part_and_claim(tmp_path)
+    logs, computed = [], []
+    ctx = ex.RunContext(profile="smoke", run_id="r", log=logs.append, parts_dir=tmp_path)
+    _foreign_claim(claim, age_s=3600, lease=300)  # a helper SIGKILLed an hour ago on another machine
+    assert _in_thread(lambda: _task(ctx, ["a"], computed, "main", delay=0)) == {"a": "aa"}
+    assert computed == [("main", "a")] and not claim.exists()
+    assert any("other-host.example" in m and "stale" in m and "taken over" in m for m in logs), logs
+    # a claim written without a lease (before leases existed): the default lease applies
+    next(tmp_path.glob("*.json")).unlink()
+    _foreign_claim(claim, age_s=ex.CLAIM_LEASE_S + 60)
+    assert _in_thread(lambda: _task(ctx, ["a"], computed, "main", delay=0)) == {"a": "aa"} and len(computed) == 2
+
+
+def test_a_foreign_claim_with_a_fresh_heartbeat_is_live_until_its_lease_expires(tmp_path, monkeypatch):
+    monkeypatch.setattr(ex, "CLAIM_POLL_S", 0.01)
+    claim = _part_and_claim(tmp_path)
+    computed = []
+    helper = ex.RunContext(profile="smoke", run_id="r", log=lambda m: None, parts_dir=tmp_path, skip_claimed=True)
+    _foreign_claim(claim, age_s=1, lease=300)
+    assert _task(helper, ["a"], computed, "helper", delay=0) == {} and not computed  # live: skipped
+    # the run waits for it; the claimant dies (no more heartbeats): once the lease is over, the run computes it
+    _foreign_claim(claim, age_s=0, lease=0.5)
+    run = ex.RunContext(profile="smoke", run_id="r", log=lambda m: None, parts_dir=tmp_path)
+    t0 = time.monotonic()
+    assert _in_thread(lambda: _task(run, ["a"], computed, "main", delay=0)) == {"a": "aa"}
+    assert time.monotonic() - t0 >= 0.4 and computed == [("main", "a")]
+
+
+def test_the_claimant_refreshes_its_claim_while_it_computes(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPRO_CLAIM_LEASE_S", "0.5")  # a heartbeat every 0.1 s
+    seen = []
+
+    def slow():
+        claim = ex._Claim(next(tmp_path.glob("*.claim")))
+        for _ in range(6):  # 1.2 s: more than twice the lease
+            time.sleep(0.2)
+            seen.append((claim.age(), claim.alive()))
+        return {"value": 1}
+
+    ctx = ex.RunContext(profile="smoke", run_id="r", log=lambda m: None, parts_dir=tmp_path)
+    assert ctx.resumable("a", {}, slow) == {"value": 1}
+    assert all(age < 0.5 and alive for age, alive in seen), seen
+    assert not list(tmp_path.glob("*.claim"))
+
+
+def test_release_stale_frees_the_claims_of_dead_helpers_and_keeps_live_ones(tmp_root, monkeypatch, capsys):
+    from repro import cli, paths
+
+    rid = sorted(ex.job_specs("wpfl_minmax", "smoke"))[0]
+    parts = pipeline._parts_dir(paths.run_result_path("smoke", "wpfl_minmax", rid))
+    parts.mkdir(parents=True)
+    stale, live = parts / "aaaa.claim", parts / "bbbb.claim"
+    _foreign_claim(stale, age_s=1000, lease=300)
+    _foreign_claim(live, age_s=2, lease=300)
+    assert cli.main(["run", "wpfl_minmax", rid, "--profile", "smoke", "--release-stale"]) == 0
+    err = capsys.readouterr().err
+    assert not stale.exists() and live.exists()
+    assert "1 stale claim(s) released, 1 live claim(s) kept" in err and "process 4242 on other-host.example" in err
+    # a helper known dead, 100 s without a heartbeat: released without waiting out its 300 s lease; a live one never
+    # (its heartbeat is at most 30 s old), even when asked for 1 s
+    quiet = parts / "cccc.claim"
+    _foreign_claim(quiet, age_s=100, lease=300)
+    assert cli.main(["run", "wpfl_minmax", rid, "--profile", "smoke", "--release-stale", "1"]) == 0
+    assert not quiet.exists() and live.exists()
+    monkeypatch.setenv("REPRO_CLAIM_LEASE_S", "soon")
+    assert cli.main(["run", "wpfl_minmax", rid, "--profile", "smoke", "--release-stale"]) == 2
+    assert "REPRO_CLAIM_LEASE_S='soon'" in capsys.readouterr().err

@@ -41,7 +41,8 @@ def test_a_damaged_part_is_recomputed(tmp_path):
 
 
 def test_a_sub_job_with_an_infinite_parameter_is_kept_too(tmp_path):
-    """eps = inf is stored as the string "inf" (strict JSON); the kept part must still match its float fingerprint."""
+    """eps = inf is stored as Infinity (earlier parts: the string "inf"); the kept part must still match its float
+    fingerprint."""
     calls = []
 
     def compute(v):

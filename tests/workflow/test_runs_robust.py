@@ -70,7 +70,8 @@ def test_same_seed_same_numbers_and_damaged_result_recomputed(slow_coin):
 
 def _build(project, env, kill=None):
     """Build toy_data's smoke DAG, optionally sending ``kill`` to the whole process group once the first
-    coin run is written, then resume as the README says."""
+    coin run is written, then resume as the README says: the same command again (after `snakemake --unlock` for a
+    SIGKILL), without --rerun-incomplete (the workflow's default profile sets it)."""
     args = [sys.executable, "-m", "snakemake", "--cores", "1", "all", *SMOKE]
     if kill is None:
         done = snakemake(project, env, "--cores", "1", "all", *SMOKE)
@@ -92,7 +93,7 @@ def _build(project, env, kill=None):
     assert not (project / "results" / "smoke" / "toy_data" / "claims.json").exists()  # really interrupted
     if kill == signal.SIGKILL:  # Snakemake's lock outlives a SIGKILL: released by hand, as Snakemake says
         assert snakemake(project, env, "--unlock", "all", *SMOKE).returncode == 0
-    done = snakemake(project, env, "--cores", "1", "all", *SMOKE, "--rerun-incomplete")
+    done = snakemake(project, env, "--cores", "1", "all", *SMOKE)  # the same command again (README)
     assert done.returncode == 0, done.stderr[-3000:]
 
 
@@ -112,3 +113,65 @@ def test_interrupted_workflow_resumes_byte_identical(tmp_path, empty_mirror):
         assert not leftovers or how == signal.SIGKILL  # a killed writer may leave a hidden temporary, never a result
     assert outputs[signal.SIGINT] == outputs[None]
     assert outputs[signal.SIGKILL] == outputs[None]
+
+
+# ---- issue 49: the workflow resumes what an interrupted run kept, and the README's recipe always works --------------
+
+BATCH_SETUP = r"""
+import json, sys
+from repro import experiment as ex
+job = next(j for _, j in sorted(ex.job_specs("ota_jammer", "smoke").items())
+           if j.task == ex.BATCH_TASK and len(j.params["members"]) >= 3)
+print(json.dumps({"id": job.run_id, "members": [m.to_dict() for m in ex.batch_members(job)]}))
+"""
+
+
+def test_the_run_rule_reuses_the_members_a_batch_kept(tmp_path, empty_mirror):
+    """An interrupted batch kept 2 of its members under <batch>.parts/: the workflow's job computes only the others
+    (the rule used to pass --force, which deleted the parts and recomputed every member)."""
+    project = make_project(tmp_path / "project")
+    env = project_env(project, empty_mirror, REPRO_ROOT=str(project))
+    made = subprocess.run([sys.executable, "-c", BATCH_SETUP], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert made.returncode == 0, made.stderr[-3000:]
+    batch = json.loads(made.stdout)
+    parts = project / "results" / "smoke" / "ota_jammer" / "runs" / f"{batch['id']}.parts"
+    parts.mkdir(parents=True)
+    kept = batch["members"][:2]
+    for m in kept:  # what the interrupted execution wrote (a marked result: recomputing it would lose the mark)
+        (parts / f"{m['run_id']}.json").write_text(json.dumps(
+            {"spec": m, "wall_s": 1.0, "cpu_s": 1.0, "provenance": {"device": "cpu"},
+             "result": {"status": "ok", "kept_from": "the interrupted execution"}}))
+    target = f"results/smoke/ota_jammer/runs/{batch['id']}.json"
+    done = snakemake(project, env, "--cores", "1", target, "--config", "profile=smoke", "papers=[ota_jammer]")
+    assert done.returncode == 0, done.stderr[-3000:]
+    members = json.loads((project / target).read_text())["result"]["members"]
+    assert sorted(members) == sorted(m["run_id"] for m in batch["members"])
+    reused = [rid for rid, rec in members.items() if rec["result"].get("kept_from")]
+    assert sorted(reused) == sorted(m["run_id"] for m in kept)
+
+
+def test_the_same_command_resumes_after_a_job_finished_unrecorded(slow_coin):
+    """Snakemake killed while a job runs; the job still writes its result, which Snakemake never recorded as finished
+    (what a Ctrl-C landing as a job ends also leaves). The README's recipe, `snakemake --unlock` then the same
+    command, must work: the workflow's default profile sets rerun-incomplete (else IncompleteFilesException)."""
+    project, env = slow_coin
+    rid = coin_ids(project, env)[0]
+    target = f"results/smoke/toy_data/runs/{rid}.json"
+    args = ["--cores", "1", target, *SMOKE]
+    proc = subprocess.Popen([sys.executable, "-m", "snakemake", *args], cwd=project, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    log = project / "logs" / "smoke" / "toy_data" / f"{rid}.log"
+    deadline = time.monotonic() + 300
+    while not (log.exists() and ": start (coin" in log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)  # Snakemake only: its job runs on and writes the result
+    proc.wait(timeout=60)
+    while not (project / target).exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    assert (project / target).exists()
+    assert snakemake(project, env, "--unlock", *args).returncode == 0
+    again = snakemake(project, env, *args)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "IncompleteFilesException" not in again.stderr

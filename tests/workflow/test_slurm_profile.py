@@ -46,3 +46,33 @@ def test_slurm_profile_sends_every_job_to_the_configured_partitions(tmp_path):
     assert submitted and all("slurm_partition=mycpu" in x for x in submitted)
     assert not any("gpu=1" in x for x in lines)
     assert "set-threads" not in (ROOT / "profiles" / "slurm" / "config.yaml").read_text()
+
+
+def test_device_cuda_on_a_cluster_without_gpus_stops_before_submitting(tmp_path):
+    """A real (not dry) run of the SLURM profile with device=cuda on a cluster whose GPU partition has no GPU (fake
+    sinfo/sbatch/sacct/squeue on PATH): one line from the package, before sbatch refuses every training run with
+    "Invalid generic resource (gres) specification" (issue 49)."""
+    import os
+
+    for item in ("workflow", "config", "profiles", "environment.yml"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    fake = tmp_path / "fake_slurm"
+    fake.mkdir()
+    scripts = {"sinfo": 'echo "$*" >> "$(dirname "$0")/sinfo.calls"; echo "(null)"', "sacct": "exit 0",
+               "squeue": "exit 0", "sbatch": 'echo "sbatch: error: Invalid generic resource (gres) specification" >&2; '
+                                             'echo submitted >> "$(dirname "$0")/sbatch.calls"; exit 1'}
+    for name, body in scripts.items():
+        (fake / name).write_text(f"#!/bin/sh\n{body}\n")
+        (fake / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "REPRO_OFFLINE": "1"}
+    cmd = ["timeout", "240", sys.executable, "-m", "snakemake", "--profile", "profiles/slurm",
+           "--config", "profile=smoke", "device=cuda"]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out[-3000:]
+    errors = [line for line in out.splitlines() if line.startswith("repro: error:")]
+    assert len(errors) == 1, out[-3000:]
+    assert "SLURM partition 'gpu'" in errors[0] and "reports no GPU" in errors[0] and "device=cpu" in errors[0]
+    assert "Invalid generic resource" not in out and not (fake / "sbatch.calls").exists()
+    assert "--partition gpu" in (fake / "sinfo.calls").read_text()

@@ -11,6 +11,8 @@ from .conftest import make_project, project_env, snakemake
     ("results/smoke/age_dp/runs/...json", "run id '..'", "repro list age_dp --runs --profile smoke"),
     ("results/smoke/age_dp/runs/nope-0123456789.json", "run id 'nope-0123456789'", "repro list age_dp --runs --profile smoke"),
     ("figures/smoke/age_dp/fig99.pdf", "figure 'fig99'", "allowed: fig1"),
+    # planned, then failed inside with argparse's "invalid choice" (issue 49)
+    ("data/status/nosuch.json", "dataset 'nosuch'", "allowed: mnist, fashion_mnist, cifar10, femnist"),
 ])
 def test_unknown_run_or_figure_target_is_one_paragraph(tmp_path, empty_mirror, target, named, hint):
     project = make_project(tmp_path / "project")

@@ -128,25 +128,55 @@ def figure_files(profile, slug, fig):
     return [f"figures/{profile}/{slug}/{fig}.{e}" for e in ("pdf", "png", "csv", "md")]
 
 
+#: datasets whose status file a dry run found untrue (dataset_flag): nothing is written, the plan is forced instead
+DRY_RUN_STALE = set()
+
+
 @functools.cache
 def dataset_flag(name):
     """``data/status/<name>.json``, the run input that records whether the dataset can be had.
 
     When the workflow loads (main process only), a status file that no longer tells the truth (its
     dataset was fixed, damaged or removed since) is rewritten here with what is true now, so exactly the
-    runs that need the dataset rerun (repro.data.status.sync_status_file). A dry run does it too.
+    runs that need the dataset rerun (repro.data.status.sync_status_file). A dry run writes nothing: it
+    notes the dataset, and the runs that read it are planned as forced (dataset_flags), so the plan is the
+    one a real run would carry out, and a dataset back unchanged before the next call reruns nothing.
     """
     path = f"data/status/{name}.json"
     if workflow.is_main_process:
         from repro.data.status import sync_status_file
 
         try:
-            state = sync_status_file(path, name)
+            state = sync_status_file(path, name, write=not workflow.dryrun)
         except ex.ConfigError as e:  # a malformed REPRO_<NAME>_URL / _SHA256 / _MD5: one paragraph
             user_error(e)
         if state.startswith("updated"):
             print(f"dataset {name}: status {state}; the runs that need it rerun", file=sys.stderr)
+        elif state.startswith("stale"):
+            DRY_RUN_STALE.add(name)
+            print(f"dataset {name}: status {state}; a real run rewrites {path} and reruns the runs that need it "
+                  f"(dry run: nothing written)", file=sys.stderr)
     return path
+
+
+def known_dataset(name):
+    """No input (``[]``) for a dataset the package knows; an unknown name (``data/status/nosuch.json`` asked for)
+    stops the workflow with one paragraph naming the allowed ones."""
+    from repro.data.registry import NAMES
+
+    if name not in NAMES:
+        user_error(f"dataset {name!r} (in data/status/{name}.json) is not a dataset of the package; allowed: "
+                   f"{', '.join(NAMES)} (`repro data status`)")
+    return []
+
+
+def force_in_plan(path):
+    """Have the DAG being built run the job that makes ``path`` (in a dry run: a run whose dataset's status file a
+    real run would rewrite). Snakemake's DAG keeps the files to force in ``forcefiles`` (--forcerun's); without it
+    (another Snakemake), nothing is forced and the dry run's plan only leaves those runs out."""
+    files = getattr(getattr(workflow, "dag", None), "forcefiles", None)
+    if isinstance(files, set):
+        files.add(path)
 
 
 @functools.cache
@@ -161,7 +191,11 @@ def dataset_flags(profile, slug, run_id):
     """Dataset status files of the datasets the job reads (repro.experiment.job_datasets): providing a dataset
     reruns exactly the jobs that read it."""
     job_resources(profile, slug, run_id)  # an unknown job id: one paragraph, before anything else
-    return [dataset_flag(name) for name in datasets_of(profile, slug).get(run_id, ())]
+    names = datasets_of(profile, slug).get(run_id, ())
+    flags = [dataset_flag(name) for name in names]
+    if DRY_RUN_STALE.intersection(names):
+        force_in_plan(f"results/{profile}/{slug}/runs/{run_id}.json")
+    return flags
 
 
 def all_targets(profile, slugs):

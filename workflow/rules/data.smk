@@ -10,6 +10,8 @@ localrules:
 
 
 rule dataset_status:
+    input:
+        lambda wc: known_dataset(wc.dataset),  # an unknown name: one paragraph naming the datasets
     output:
         "data/status/{dataset}.json",
     wildcard_constraints:

@@ -19,9 +19,12 @@ rule run:
         device=config["device"],
     conda:
         CONDA_ENV
+    # No --force: Snakemake has removed the old result before the job starts, and --force would also delete
+    # <run>.parts/, the finished members of a batch and sub-jobs of a run that an interrupted (or unavailable) earlier
+    # execution kept. Without it the job resumes from them, as `repro run` does; `repro run --force` starts over.
     shell:
         f"{REPRO} run {{wildcards.slug}} {{wildcards.run_id}} --profile {{wildcards.profile}}"
-        " --device {params.device} --threads {threads} --force 2> {log}"
+        " --device {params.device} --threads {threads} 2> {log}"
 
 
 rule figure:

@@ -113,7 +113,7 @@ def figures(params: dict) -> list[FigureSpec]:
 #: run task -> the function in runs.py that does it
 TASKS = {
     "fig1_bound": Task("repro.papers.acfl.runs:fig1_bound"),
-    "train_panel": Task("repro.papers.acfl.runs:train_panel"),
+    "train_panel": Task("repro.papers.acfl.runs:train_panel", trains=True),  # numpy training: checked for divergence
     "privacy_map": Task("repro.papers.acfl.runs:privacy_map"),
     "identities": Task("repro.papers.acfl.runs:identities"),
     "theory_mc": Task("repro.papers.acfl.runs:theory_mc"),

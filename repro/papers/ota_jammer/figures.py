@@ -65,6 +65,12 @@ def series_label(fig_id: str, p: dict, params: dict) -> str:
     return ALGO_LABEL[p["algorithm"]]
 
 
+def _stored_number(v) -> float:
+    """A curve value as a float: files written before stored a NaN as null and an infinity as "inf" (a diverged
+    training: marked by repro.divergence, drawn as a gap instead of breaking the plot)."""
+    return math.nan if v is None else float(v)
+
+
 def tidy_rows(fig, results: dict, params: dict) -> tuple[list[dict], list[str], str | None]:
     """(tidy rows, reasons of unavailable runs, dataset note) of a curve figure."""
     rows, reasons, note = [], [], None
@@ -77,7 +83,7 @@ def tidy_rows(fig, results: dict, params: dict) -> tuple[list[dict], list[str], 
         base = dict(figure=fig.fig_id, series=series_label(fig.fig_id, spec.params, params), seed=spec.seed, run_id=spec.run_id)
         for metric in CURVES:
             for x, v in zip(res["rounds"], res[metric]):
-                rows.append(dict(base, panel="curve", x=x, metric=metric, value=v))
+                rows.append(dict(base, panel="curve", x=x, metric=metric, value=_stored_number(v)))
         for metric in SCALARS:
             v = res.get(metric)
             if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v)):
@@ -268,9 +274,9 @@ def _render_tuning(fig, results, ctx):
                              run_id=spec.run_id))
             continue
         g = spec.params["baseline"]["gamma"]
-        mean_loss = float(np.mean(res["train_loss"]))
+        mean_loss = float(np.mean([_stored_number(v) for v in res["train_loss"]]))
         vals = {"mean_train_loss": mean_loss if math.isfinite(mean_loss) else math.inf,  # diverged: never the argmin
-                "final_train_loss": float(res["train_loss"][-1]),
+                "final_train_loss": _stored_number(res["train_loss"][-1]),
                 "mean_test_acc": float(np.mean(res["test_acc"]))}
         for k, v in vals.items():
             rows.append(dict(figure=fig.fig_id, panel=panel, series=f"gamma = {g:g}", x=g, metric=k, value=v,
@@ -409,9 +415,9 @@ def _render_steps(fig, results, ctx):
         q = spec.params
         key = step_key(q["algorithm"], q["mode"], q.get("local_rule", "epochs"), q["data"])
         step = q["server_step"]
-        mean_loss = float(np.mean(res["train_loss"]))
+        mean_loss = float(np.mean([_stored_number(v) for v in res["train_loss"]]))
         vals = {"mean_train_loss": mean_loss if math.isfinite(mean_loss) else math.inf,  # diverged: never the argmin
-                "final_train_loss": float(res["train_loss"][-1]),
+                "final_train_loss": _stored_number(res["train_loss"][-1]),
                 "mean_test_acc": float(np.mean(res["test_acc"])), "final_test_acc": float(res["test_acc"][-1])}
         crit[(key, grid.index(step))] = vals
         rows += [dict(figure=fig.fig_id, panel=key, series=theory.step_label(step), x=grid.index(step), metric=k, value=v,

@@ -90,14 +90,14 @@ def test_repro_data_status_and_fetch_report_damaged_mirror_without_traceback(tin
     flip_byte(isolated / "mirror" / "mnist" / f"{LABELS}.gz", 0.999)
     assert main(["data", "status"]) == 0
     out = capsys.readouterr()
-    assert "not available (corrupt copy)" in out.out and "unreadable gzip stream" in out.out
+    assert f"not available (corrupt copy: {LABELS}.gz: unreadable gzip stream" in out.out  # the concrete reason
     assert "Traceback" not in out.out + out.err
     assert main(["data", "fetch", "mnist"]) == 1
     err = capsys.readouterr().err
-    assert "mnist: not available (corrupt copy)" in err and "Traceback" not in err
+    assert f"mnist: not available (corrupt copy: {LABELS}.gz: unreadable gzip stream" in err and "Traceback" not in err
     status = isolated / "status.json"
     assert main(["data", "fetch", "mnist", "--allow-missing", "--status-json", str(status)]) == 0
-    assert json.loads(status.read_text())["reason"] == "corrupt copy"
+    assert json.loads(status.read_text())["reason"].startswith(f"corrupt copy: {LABELS}.gz: unreadable gzip stream")
 
 
 def test_repro_data_status_moves_damaged_cache_aside_then_fetch_works_from_a_good_mirror(tiny_mnist, isolated, capsys):
@@ -111,7 +111,7 @@ def test_repro_data_status_moves_damaged_cache_aside_then_fetch_works_from_a_goo
     flip_byte(cache / f"{LABELS}.gz", 0.999)
     assert main(["data", "status"]) == 0
     out = capsys.readouterr()
-    assert "not available (corrupt copy)" in out.out and "moved aside" in out.out and "Traceback" not in out.err
+    assert "not available (corrupt copy: " in out.out and "moved aside" in out.out and "Traceback" not in out.err
     assert (cache / f"{LABELS}.gz.corrupt").is_file() and not (cache / f"{LABELS}.gz").exists()
     for name, data in saved.items():  # the user provides a good mirror
         (mirror / name).write_bytes(data)
