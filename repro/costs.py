@@ -403,7 +403,7 @@ def recorded_ledger(profiles=None) -> dict:
                 if not isinstance(rec, dict):
                     continue
                 if "cpu_s" in rec and str(rec.get("device", "cpu")) == "cpu":
-                    from repro.pipeline import any_unavailable
+                    from repro.experiment import any_unavailable
 
                     cpu = None if any_unavailable(rec.get("result", {})) else round(float(rec["cpu_s"]), 2)
                     out.setdefault(profile, {}).setdefault(slug, {})[f.stem] = cpu

@@ -47,6 +47,7 @@ from repro import registry
 from repro.config_files import load_yaml_file
 from repro.errors import ConfigError, check_choice
 from repro.registry import PaperInfo
+from repro.run_id import canonical_json, run_id_of  # canonical_json re-exported here
 
 __all__ = ["ConfigError", "check_choice", "PaperInfo", "Task", "RunSpec", "FigureSpec", "RunContext", "RenderContext",
            "Rendered", "PROFILES", "FIGURE_KINDS", "load_params", "figure_specs", "figure_spec", "run_specs", "tasks",
@@ -56,10 +57,6 @@ PROFILES = ("smoke", "quick", "paper")
 BATCH_TASK = "batch"  # a job that executes several runs in one process (see the module docstring)
 FIGURE_KINDS = ("figure", "table", "diagram")
 FIG_ID = re.compile(r"^[a-z][a-z0-9_]*$")
-
-
-def canonical_json(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
 
 
 @dataclass(frozen=True)
@@ -101,8 +98,7 @@ class RunSpec:
 
     @property
     def run_id(self) -> str:
-        digest = hashlib.sha1(canonical_json([self.paper, self.task, self.params, self.seed]).encode()).hexdigest()
-        return f"{self.task}-{digest[:10]}"
+        return run_id_of(self.paper, self.task, self.params, self.seed)
 
     def to_dict(self) -> dict:
         return {"paper": self.paper, "task": self.task, "params": self.params, "seed": self.seed, "run_id": self.run_id}
@@ -506,6 +502,13 @@ class Rendered:
     data: Any  # pandas.DataFrame with repro.results.TIDY_COLUMNS
     figure: Any = None  # matplotlib Figure
     markdown: str | None = None
+
+
+def any_unavailable(result: dict) -> bool:
+    """True when the result (or a member of a batch result) says its dataset was unavailable."""
+    if isinstance(result, dict) and isinstance(result.get("members"), dict):
+        return any(is_unavailable(m["result"]) for m in result["members"].values())
+    return is_unavailable(result)
 
 
 def unavailable_result(reason: str) -> dict:

@@ -13,7 +13,8 @@ import sys
 
 from repro import experiment as ex
 from repro import paths, registry
-from repro.report import figure_caption, load_paper_claims
+from repro.record import HEADLINES, load_paper_claims  # noqa: F401  (HEADLINES re-exported)
+from repro.report import figure_caption
 from repro.results import read_json, write_text
 
 START, END = "<!-- gallery:start -->", "<!-- gallery:end -->"
@@ -24,15 +25,6 @@ FINDINGS_START, FINDINGS_END = "<!-- findings:start -->", "<!-- findings:end -->
 GALLERY_PAGE = "docs/gallery.md"
 VERDICTS_PAGE = "docs/verdicts.md"
 
-#: the headline claims of each paper shown in the README's findings table (the claims a reader of the paper
-#: would check first: its abstract's numbers, its privacy guarantee, its main comparison)
-HEADLINES = {
-    "dp_ditto": ("19.a", "1.fedamp.accuracy", "4.accuracy", "27"),
-    "wpfl_minmax": ("C2", "C3", "C20", "C23"),
-    "ota_jammer": ("C21", "C9", "C14", "C16"),
-    "age_dp": ("C2", "C7", "C8", "C12"),
-    "acfl": ("C4", "C9", "C14", "C16"),
-}
 VERDICT_COLUMNS = ("reproduced", "not_reproduced", "inconclusive", "not_evaluated")
 
 

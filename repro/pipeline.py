@@ -56,7 +56,12 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
             log("computed meanwhile by the other process, kept")
             return out
         if existing is not None and not force and not any_unavailable(existing["result"]):
-            log("result exists, skipped")
+            from repro.code_version import sources_hash
+
+            was = (existing.get("code") or {}).get("sources")
+            log("result exists, skipped" + ("" if was == sources_hash(slug) else
+                f" (computed by {'other sources: ' + was if was else 'code that did not record its sources'}, these "
+                f"are {sources_hash(slug)}; --force recomputes it)"))
             return out
         spec = specs[run_id]
         set_threads(threads)
@@ -72,8 +77,11 @@ def execute_run(slug: str, run_id: str, profile: str, device: str = "cpu", threa
         else:
             result = _execute_shared(slug, spec, ctx)
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+        from repro.code_version import code_stamp
+
         write_json(out, {"spec": spec.to_dict(), "profile": profile, "device": device, "threads": threads,
-                         "wall_s": elapsed, "cpu_s": cpu, "datasets": datasets_seen(run_datasets(slug, profile, run_id)),
+                         "wall_s": elapsed, "cpu_s": cpu, "code": code_stamp(slug),
+                         "datasets": datasets_seen(run_datasets(slug, profile, run_id)),
                          **({"sub_jobs": ctx.sub_jobs} if ctx.sub_jobs else {}), "result": result})
         if any_unavailable(result):  # the finished parts are kept to resume the job later; the log says why
             log(f"result is unavailable: {_unavailable_reasons(result)}")
@@ -210,11 +218,7 @@ def _execute_batch(slug: str, job: ex.RunSpec, ctx: ex.RunContext, out: Path, fo
     return {"members": done}
 
 
-def any_unavailable(result: dict) -> bool:
-    """True when the result (or a member of a batch result) says its dataset was unavailable."""
-    if isinstance(result, dict) and isinstance(result.get("members"), dict):
-        return any(ex.is_unavailable(m["result"]) for m in result["members"].values())
-    return ex.is_unavailable(result)
+any_unavailable = ex.any_unavailable  # the experiment layer's (repro.costs reads it there, not through the pipeline)
 
 
 def _unavailable_reasons(result: dict) -> str:
@@ -233,15 +237,22 @@ def run_datasets(slug: str, profile: str, run_id: str) -> list[str]:
 NOT_RUN_AT_SCALE = NOT_EVALUATED_REASONS["not_run"]
 
 
+#: the code line of the figures loaded in this process (code_version.stamp_summary), for their .md
+_CODE_LINES: dict[tuple[str, str, str], str] = {}
+
+
 def load_results(slug: str, fig: ex.FigureSpec, profile: str, partial: bool = False) -> dict[str, dict]:
     """Results of the figure's runs by run id (a batch job's result file holds several runs). ``partial``: a run
     without an intact result gets an unavailable result saying it was not run at this scale (instead of an error)."""
     out = {}
+    docs = []
     for rid in fig.job_ids:
         p = paths.run_result_path(profile, slug, rid)
         doc = read_run_result(p, log=lambda m: _log(f"{slug}/{fig.fig_id}: {m}"), run_id=rid)
         if doc is None and partial:
             continue
+        if doc is not None:
+            docs.append({"code": doc.get("code")})
         if doc is None:
             refused = last_refusal(p)
             what = (f"the file there was refused ({refused.split(': ', 1)[1]}), so run {rid} is computed again by "
@@ -252,6 +263,9 @@ def load_results(slug: str, fig: ex.FigureSpec, profile: str, partial: bool = Fa
             out.update({mid: m["result"] for mid, m in doc["result"]["members"].items()})
         else:
             out[rid] = doc["result"]
+    from repro.code_version import stamp_summary
+
+    _CODE_LINES[(slug, fig.fig_id, profile)] = stamp_summary(slug, docs)
     missing = sorted(set(fig.run_ids) - set(out))
     if missing and partial:
         out.update({rid: ex.unavailable_result(f"{NOT_RUN_AT_SCALE}: run {rid} has no result in the {profile} profile")
@@ -326,6 +340,9 @@ def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = Fals
             "\n".join(f"- {line}" for line in describe_divergence(diverged)) + "\n"
     if partial_text:
         md = md.rstrip("\n") + f"\n\n{partial_text}: " + ", ".join(not_run) + ".\n"
+    code_line = _CODE_LINES.get((slug, fig_id, profile))
+    if code_line:
+        md = md.rstrip("\n") + f"\n\n{code_line}\n"
     write_text(base.with_suffix(".md"), md.rstrip("\n") + f"\n\n{stamp}.\n" if stamp else md)
     written.append(base.with_suffix(".md"))
     _log(f"{slug}/{fig_id}: wrote {', '.join(p.name for p in written)}")

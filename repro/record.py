@@ -25,11 +25,27 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from repro import registry
+from repro import paths, registry
 from repro.claims import RECORD_COLUMNS, VERDICTS
-from repro.report import load_paper_claims
+from repro.results import read_json
 
 SCALES = ("paper", "quick", "-")
+
+#: the headline claims of each paper shown in the README's findings table (the claims a reader of the paper
+#: would check first: its abstract's numbers, its privacy guarantee, its main comparison)
+HEADLINES = {
+    "dp_ditto": ("19.a", "1.fedamp.accuracy", "4.accuracy", "27"),
+    "wpfl_minmax": ("C2", "C3", "C20", "C23"),
+    "ota_jammer": ("C21", "C9", "C14", "C16"),
+    "age_dp": ("C2", "C7", "C8", "C12"),
+    "acfl": ("C4", "C9", "C14", "C16"),
+}
+
+
+def load_paper_claims(profile: str, slug: str) -> list[dict] | None:
+    p = paths.results_dir(profile, slug) / "claims.json"
+    return read_json(p) if p.exists() else None
+
 
 
 @dataclass(frozen=True)
@@ -179,49 +195,6 @@ def disagreements_markdown(slugs=None) -> str:
         kind = ("contradiction: the quick profile does not keep the paper's regime" if r.disagreement == "contradiction"
                 else "power: one profile's interval straddles")
         lines.append(f"| `{r.paper_slug}` | {r.id} | {r.quick} | {r.paper} | {kind} |")
-    return "\n".join(lines)
-
-
-def landing_rst(profile: str, slugs=None) -> str:
-    """The HTML report's landing page (reStructuredText): the verdicts of record per paper and the headline claims
-    (the README's findings), every cell escaped so that no claim text is read as markup."""
-    from repro.gallery import HEADLINES
-    from repro.report import effect_text, verdict_text
-    from repro.rst import escape
-
-    slugs = list(slugs or registry.slugs())
-
-    def table(title, header, rows):
-        out = [f".. list-table:: {escape(title)}", "   :header-rows: 1", ""]
-        for row in [header, *rows]:
-            out.append("   * - " + escape(row[0]))
-            out += [f"     - {escape(c) if c != '' else '..'}" for c in row[1:]]
-        return out + [""]
-
-    per_paper = []
-    for slug in slugs:
-        recs = records(slug)
-        n = counts(recs)
-        per_paper.append([slug, str(len(recs))] + [_verdict_cell(n, v, recs) for v in RECORD_COLUMNS])
-    head = ["paper", "claims", *RECORD_HEAD]
-    findings = []
-    for slug in slugs:
-        recs = {r.id: r for r in records(slug)}
-        for cid in HEADLINES.get(slug, ()):
-            r = recs.get(cid)
-            if r is None or r.claim is None:
-                continue
-            measured = effect_text(r.claim) if r.verdict != "not_evaluated" else r.claim.get("reason", "")
-            findings.append([slug, f"{cid}: {' '.join(str(r.claim['paper_says']).split())[:160]}", measured[:160] or "-",
-                             r.scale, verdict_text(r.claim, r.verdict)])
-    lines = ["Verdicts of the claims of five papers on private and wireless federated learning, judged on regenerated "
-             f"numbers (report of profile ``{escape(profile)}``). The verdict of record of a claim is the paper-scale "
-             "one where the paper's experiment was run, else the quick profile's; the scale column says which. Every "
-             "figure below carries the verdicts of the claims judged on it; the category *Reproduction report* holds "
-             "every claim with its check and numbers.", ""]
-    lines += table("Verdicts of record (in brackets: how many at paper scale; not evaluated: per named reason)", head, per_paper)
-    if findings:
-        lines += table("Headline claims", ["paper", "claim", "regenerated", "scale", "verdict of record"], findings)
     return "\n".join(lines)
 
 

@@ -17,7 +17,8 @@ from repro import experiment as ex
 from repro import paths, registry
 from repro.claims import (CATEGORIES, KIND_MEANING, NOT_EVALUATED_REASONS, RECORD_COLUMNS, VERDICTS, claim_category,
                           not_evaluated_counts, record_column, record_column_counts, verdict_counts)
-from repro.results import read_json, read_tidy_csv
+from repro.record import load_paper_claims  # noqa: F401  (re-exported: the workflow reads it here)
+from repro.results import read_tidy_csv
 
 VERDICT_TEXT = {"reproduced": "reproduced", "not_reproduced": "NOT reproduced", "inconclusive": "inconclusive",
                 "not_evaluated": "not evaluated"}
@@ -57,9 +58,6 @@ def column_summary(claims: list[dict]) -> str:
     return ", ".join(f"{n[k]} {COLUMN_TEXT[k]}" for k in RECORD_COLUMNS if n[k])
 
 
-def load_paper_claims(profile: str, slug: str) -> list[dict] | None:
-    p = paths.results_dir(profile, slug) / "claims.json"
-    return read_json(p) if p.exists() else None
 
 
 def fmt(v, digits: int = 4) -> str:
@@ -252,3 +250,45 @@ def write_report(profile: str):
     out = paths.figures_dir(profile) / "claims.md"
     write_text(out, report_markdown(profile))
     return out
+
+
+def landing_rst(profile: str, slugs=None) -> str:
+    """The HTML report's landing page (reStructuredText): the verdicts of record per paper and the headline claims
+    (the README's findings), every cell escaped so that no claim text is read as markup."""
+    from repro.record import HEADLINES, RECORD_HEAD, _verdict_cell, counts, records
+    from repro.rst import escape
+
+    slugs = list(slugs or registry.slugs())
+
+    def table(title, header, rows):
+        out = [f".. list-table:: {escape(title)}", "   :header-rows: 1", ""]
+        for row in [header, *rows]:
+            out.append("   * - " + escape(row[0]))
+            out += [f"     - {escape(c) if c != '' else '..'}" for c in row[1:]]
+        return out + [""]
+
+    per_paper = []
+    for slug in slugs:
+        recs = records(slug)
+        n = counts(recs)
+        per_paper.append([slug, str(len(recs))] + [_verdict_cell(n, v, recs) for v in RECORD_COLUMNS])
+    head = ["paper", "claims", *RECORD_HEAD]
+    findings = []
+    for slug in slugs:
+        recs = {r.id: r for r in records(slug)}
+        for cid in HEADLINES.get(slug, ()):
+            r = recs.get(cid)
+            if r is None or r.claim is None:
+                continue
+            measured = effect_text(r.claim) if r.verdict != "not_evaluated" else r.claim.get("reason", "")
+            findings.append([slug, f"{cid}: {' '.join(str(r.claim['paper_says']).split())[:160]}", measured[:160] or "-",
+                             r.scale, verdict_text(r.claim, r.verdict)])
+    lines = ["Verdicts of the claims of five papers on private and wireless federated learning, judged on regenerated "
+             f"numbers (report of profile ``{escape(profile)}``). The verdict of record of a claim is the paper-scale "
+             "one where the paper's experiment was run, else the quick profile's; the scale column says which. Every "
+             "figure below carries the verdicts of the claims judged on it; the category *Reproduction report* holds "
+             "every claim with its check and numbers.", ""]
+    lines += table("Verdicts of record (in brackets: how many at paper scale; not evaluated: per named reason)", head, per_paper)
+    if findings:
+        lines += table("Headline claims", ["paper", "claim", "regenerated", "scale", "verdict of record"], findings)
+    return "\n".join(lines)

@@ -217,12 +217,12 @@ def last_refusal(path: str | os.PathLike) -> str | None:
 
 def _foreign(spec, run_id: str) -> str | None:
     """None when ``spec`` is the run ``run_id`` (its recorded id is the file's and hashes its content), else why not."""
-    from repro.experiment import RunSpec
+    from repro.run_id import run_id_of
 
     try:
         recorded = spec["run_id"]
         # files written before stored infinite parameters as "inf" / "-inf": hash them as the floats they were
-        ids = {RunSpec(spec["paper"], spec["task"], p, spec["seed"]).run_id
+        ids = {run_id_of(spec["paper"], spec["task"], p, spec["seed"])
                for p in (spec["params"], _revive_infinities(spec["params"]))}
     except (KeyError, TypeError) as e:
         return f"not a run result (its spec lacks {e})"

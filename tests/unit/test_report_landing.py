@@ -2,11 +2,11 @@
 
 import docutils.core
 
-from repro import record, registry
+from repro import registry, report
 
 
 def test_landing_page_shows_the_verdict_table_and_renders_without_system_messages():
-    text = record.landing_rst("quick")
+    text = report.landing_rst("quick")
     html = docutils.core.publish_parts(text, writer_name="html", settings_overrides={"report_level": 2})["html_body"]
     assert "System Message" not in html and "Undefined substitution" not in html
     assert "Verdicts of record" in html and "Headline claims" in html
@@ -28,7 +28,7 @@ def test_landing_page_starts_at_the_top_of_the_screen():
     class Snakemake:
         config = {"profile": "quick"}
 
-    text = jinja2.Environment().from_string(f"{intro}\n{record.landing_rst('quick')}").render(snakemake=Snakemake)
+    text = jinja2.Environment().from_string(f"{intro}\n{report.landing_rst('quick')}").render(snakemake=Snakemake)
     html = docutils.core.publish_parts(text, writer_name="html", settings_overrides={"report_level": 2})["html_body"]
     assert "System Message" not in html
     assert "div.h-screen.items-center { align-items: flex-start; }" in html

@@ -162,7 +162,9 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
             log(f"round {m + 1}/{M}: test acc {a:.4f}{lost} ({time.perf_counter() - t0:.1f}s)")
 
     out = {"status": "ok", "algorithm": algo, "mode": mode, "local_rule": rule, "rounds": list(range(1, M + 1)),
-           "test_acc": acc, "train_loss": loss if eval_loss else [], "init_test_acc": a0, "init_train_loss": l0,
+           "test_acc": acc, "train_loss": loss if eval_loss else [], "init_test_acc": a0,
+           # not evaluated is None ("missing"), never NaN: a non-finite loss means a diverged training (repro.divergence)
+           "init_train_loss": l0,
            "odd_test_acc": odd_acc, "odd_train_loss": odd_loss, "dataset": split.note, "dataset_real": split.real,
            "dataset_size": D, "num_clients": K, "num_params": d, "power_budget": P, "p_max": float(p.max()),
            "max_power_ratio": ratio_max, "min_s": float(s_log.min()), "frac_s_above_1": float((s_log > 1).mean()),
@@ -225,8 +227,9 @@ def _privacy_log(cfg, mode, cal, noise_std, beta, s_log, p, D) -> dict:
 
 
 @torch.no_grad()
-def _evaluate(model, w, train: ClientData, test: ClientData, with_train_loss: bool = True) -> tuple[float, float]:
-    """(pooled test accuracy, training loss sum_i p_i F_i(w)) of one global model (nan loss when skipped).
+def _evaluate(model, w, train: ClientData, test: ClientData, with_train_loss: bool = True) -> tuple[float, float | None]:
+    """(pooled test accuracy, training loss sum_i p_i F_i(w)) of one global model (None when the loss is skipped: not
+    evaluated is missing, never NaN, which repro.divergence reads as a diverged training).
 
     With p_i = |D_i|/|D|, sum_i p_i F_i is the mean cross-entropy over all training samples, so both
     metrics are one batched forward pass of the single global model.
@@ -236,4 +239,4 @@ def _evaluate(model, w, train: ClientData, test: ClientData, with_train_loss: bo
         ones = torch.ones(1, data.x.shape[0], dtype=torch.bool)
         loss, correct = batch_loss(model, w.unsqueeze(0), data.x.unsqueeze(0), data.y.unsqueeze(0), ones)
         out.append((float(correct[0]) / data.x.shape[0], float(loss[0])))
-    return out[0][0], (out[1][1] if with_train_loss else float("nan"))
+    return out[0][0], (out[1][1] if with_train_loss else None)
