@@ -76,7 +76,11 @@ def stamp_summary(slug: str, docs: list[dict]) -> str:
     same = sum(1 for d in docs if (d.get("code") or {}).get("sources") == now)
     unrecorded = sum(1 for d in docs if not (d.get("code") or {}).get("sources"))
     other = len(docs) - same - unrecorded
-    parts = [f"{same} of {len(docs)} result files computed by these sources ({now})"]
+    from repro import __version__
+
+    commit = git_commit()
+    parts = [f"{same} of {len(docs)} result files computed by these sources ({now}; package {__version__}"
+             + (f", commit {commit}" if commit else "") + ")"]
     if other:
         parts.append(f"{other} by other sources (the code changed since; `repro run --force` recomputes them)")
     if unrecorded:

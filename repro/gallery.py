@@ -109,27 +109,30 @@ def _short(text: str, width: int = 150) -> str:
 
 
 def findings_markdown() -> str:
-    """The README's first table: per paper its headline claims with the paper's value, the regenerated one,
-    the scale the verdict of record comes from and the verdict."""
+    """The README's first table: per paper its headline claims in a reader's words (a short title, what the paper says,
+    the regenerated value with what it measures), the scale the verdict of record comes from and the verdict with its
+    category."""
     from repro import record
-    from repro.report import effect_text, fmt, stand_in_text, verdict_text
+    from repro.report import effect_text, stand_in_text, verdict_text
 
-    lines = [FINDINGS_START, "", "| paper | claim | paper value | regenerated | scale | verdict of record |",
+    lines = [FINDINGS_START, "", "| paper | claim | the paper says | regenerated | scale | verdict of record |",
              "|---|---|---|---|---|---|"]
     for slug, ids in HEADLINES.items():
         recs = {r.id: r for r in record.records(slug)}
         for cid in ids:
             r = recs.get(cid)
+            title, says, measures = record.HEADLINE_TEXT.get((slug, cid), (cid, "", ""))
             if r is None or r.claim is None:
-                lines.append(f"| [`{slug}`](repro/papers/{slug}/README.md) | {cid} | | | | not run |")
+                lines.append(f"| [`{slug}`](repro/papers/{slug}/README.md) | {cid}: {title} | {says} | | | not run |")
                 continue
             c = r.claim
-            measured = effect_text(c) if r.verdict != "not_evaluated" else (
-                stand_in_text(c) or _short(c.get("reason", ""), 90))
-            paper_value = fmt(c.get("paper_value")) if c.get("kind") == "number" else "(direction)" if c.get("kind") == "direction" else fmt(c.get("paper_value"))
+            if r.verdict == "not_evaluated":
+                measured = stand_in_text(c) or _short(c.get("reason", ""), 110)
+            else:
+                measured = f"{measures}: {effect_text(c)}" if measures else effect_text(c)
             verdict = verdict_text(c, r.verdict)
             verdict = f"**{verdict}**" if r.verdict == "not_reproduced" else verdict
-            lines.append(f"| [`{slug}`](repro/papers/{slug}/README.md) | {cid}: {_short(c['paper_says'])} | {paper_value} | "
+            lines.append(f"| [`{slug}`](repro/papers/{slug}/README.md) | {cid}: {title} | {says} | "
                          f"{measured.replace('|', '/')} | {r.scale} | {verdict} |")
     lines += ["", FINDINGS_END]
     return "\n".join(lines)

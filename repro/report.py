@@ -280,9 +280,12 @@ def landing_rst(profile: str, slugs=None) -> str:
             r = recs.get(cid)
             if r is None or r.claim is None:
                 continue
-            measured = effect_text(r.claim) if r.verdict != "not_evaluated" else r.claim.get("reason", "")
-            findings.append([slug, f"{cid}: {' '.join(str(r.claim['paper_says']).split())[:160]}", measured[:160] or "-",
-                             r.scale, verdict_text(r.claim, r.verdict)])
+            from repro.record import HEADLINE_TEXT
+
+            title, _says, measures = HEADLINE_TEXT.get((slug, cid), (" ".join(str(r.claim["paper_says"]).split())[:160], "", ""))
+            measured = (f"{measures}: {effect_text(r.claim)}" if measures else effect_text(r.claim)) \
+                if r.verdict != "not_evaluated" else (stand_in_text(r.claim) or r.claim.get("reason", ""))
+            findings.append([slug, f"{cid}: {title}", measured[:200] or "-", r.scale, verdict_text(r.claim, r.verdict)])
     lines = ["Verdicts of the claims of five papers on private and wireless federated learning, judged on regenerated "
              f"numbers (report of profile ``{escape(profile)}``). The verdict of record of a claim is the paper-scale "
              "one where the paper's experiment was run, else the quick profile's; the scale column says which. Every "

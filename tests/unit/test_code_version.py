@@ -18,7 +18,7 @@ def test_stamp_summary_counts_current_other_and_unrecorded_results():
     now = cv.sources_hash("acfl")
     docs = [{"code": {"sources": now}}, {"code": {"sources": "0" * 12}}, {"code": None}, {}]
     line = cv.stamp_summary("acfl", docs)
-    assert line.startswith(f"Code: 1 of 4 result files computed by these sources ({now})")
+    assert line.startswith(f"Code: 1 of 4 result files computed by these sources ({now}; package ")
     assert "1 by other sources" in line and "2 written before results recorded their code" in line
 
 

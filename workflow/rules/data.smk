@@ -4,6 +4,7 @@
 # The status file is an input of those runs and follows the data (common.smk: dataset_flag): once the
 # dataset is provided (or lost), exactly the runs that need it rerun.
 
+
 # Under a cluster executor it runs where snakemake runs (compute nodes often have no internet to download from).
 localrules:
     dataset_status,
@@ -14,10 +15,10 @@ rule dataset_status:
         lambda wc: known_dataset(wc.dataset),  # an unknown name: one paragraph naming the datasets
     output:
         "data/status/{dataset}.json",
-    wildcard_constraints:
-        dataset=r"[a-z0-9_\-]+",
     log:
         "logs/data/{dataset}.log",
+    wildcard_constraints:
+        dataset=r"[a-z0-9_\-]+",
     conda:
         CONDA_ENV
     shell:

@@ -5,14 +5,16 @@
 
 rule claims_report:
     input:
-        lambda wc: [f"results/{wc.profile}/{slug}/claims.json" for slug in selected_papers()],
+        lambda wc: [
+            f"results/{wc.profile}/{slug}/claims.json" for slug in selected_papers()
+        ],
     output:
         "figures/{profile}/claims.md",
-    resources:
-        slurm_partition=slurm_partition(),
     log:
         "logs/{profile}/claims_report.log",
     conda:
         CONDA_ENV
+    resources:
+        slurm_partition=slurm_partition(),
     shell:
         f"{REPRO} claims --profile {{wildcards.profile}} --write > {{log}} 2>&1"
