@@ -432,6 +432,23 @@ def judge_figure(slug: str, fig_id: str, profile: str, params: dict | None = Non
     return [c.evaluate(tables, params).to_dict() for c in own], elsewhere
 
 
+#: the per-run metric a figure's CSV carries when a run trained on a stand-in for the paper's data (1) or on it (0)
+STAND_IN_METRIC = "surrogate_data"
+
+
+def _stand_in_note(data) -> str:
+    """What data ran, where a stand-in replaced the paper's (the runs' ``surrogate_data`` rows): said in words, so that
+    no figure reads as trained on data it never saw (rule h)."""
+    if data is None or not len(data) or STAND_IN_METRIC not in set(data["metric"]):
+        return ""
+    flags = data.loc[data["metric"] == STAND_IN_METRIC].groupby("run_id")["value"].max()
+    stand_in = int((flags > 0).sum())
+    if not stand_in:
+        return " Every run trained on the paper's data."
+    return (f" What ran: {stand_in} of {len(flags)} runs trained on MNIST digits standing in for FEMNIST, which is not "
+            "obtainable offline (their verdicts are the stand-in's, outside the counts of record).")
+
+
 def figure_markdown(fig: ex.FigureSpec, ctx: ex.RenderContext, data) -> str:
     """The ``.md`` beside a figure: title, paper reference, profile note, and what the CSV holds."""
     lines = [f"# {fig.paper_ref or fig.fig_id}: {fig.title}", ""]
@@ -440,7 +457,7 @@ def figure_markdown(fig: ex.FigureSpec, ctx: ex.RenderContext, data) -> str:
     if ctx.profile_note:
         lines += [f"Profile `{ctx.profile}`: {ctx.profile_note}", ""]
     if fig.datasets:
-        lines += [f"Datasets: {', '.join(fig.datasets)}.", ""]
+        lines += [f"Datasets: {', '.join(fig.datasets)}.{_stand_in_note(data)}", ""]
     if len(data):
         seeds = sorted(int(s) for s in data["seed"].unique() if int(s) >= 0)
         lines += [f"`{fig.fig_id}.csv`: {len(data)} numbers; series: {', '.join(map(str, data['series'].unique()[:12]))}"

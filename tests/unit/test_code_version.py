@@ -35,3 +35,16 @@ def test_a_run_result_records_its_code(tmp_path, monkeypatch):
     out = pipeline.execute_run("acfl", rid, "smoke")
     doc = json.loads(out.read_text())
     assert doc["code"]["sources"] == cv.sources_hash("acfl")
+
+
+def test_a_figure_says_what_data_ran():
+    """Issue 47: a figure whose runs trained on the FEMNIST stand-in says so in its .md, not 'the paper's data'."""
+    import pandas as pd
+
+    from repro.pipeline import _stand_in_note
+
+    rows = lambda flag: pd.DataFrame([dict(figure="f", panel="privacy", series="s", x=float("nan"), metric="surrogate_data",
+                                           value=flag, seed=k, run_id=f"r{k}") for k in range(3)])  # noqa: E731
+    assert "3 of 3 runs trained on MNIST digits standing in for FEMNIST" in _stand_in_note(rows(1.0))
+    assert "paper's data" in _stand_in_note(rows(0.0))
+    assert _stand_in_note(pd.DataFrame(columns=["metric"])) == ""
