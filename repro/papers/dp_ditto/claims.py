@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from repro.claims import (ClaimSet, Evidence, Margin, agree_across_readings, comparisons, trend, evidence_summary, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, grid_optimum, need, not_evaluated,
-                          number, relabel, unchanged, NOT_EVALUATED_REASONS)
+                          number, not_evaluated_category, relabel, unchanged, NOT_EVALUATED_REASONS)
 from repro.papers.dp_ditto import theory as th
 from repro.papers.dp_ditto.experiments import (CONSTANTS_ID, LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, constants_need,
                                                literal_figure, literal_need, variant_series)
@@ -526,7 +526,9 @@ def _over_constants(measure, tables, params, baselines) -> Evidence:
     variant was not run, not evaluated ("depends on an unstated constant"), the measured verdict in the details."""
     ev = measure(tables, params)
     todo = _unscanned(params, baselines)
-    if not todo or ev.verdict == "not_evaluated":
+    # rule c: a band out of reach at the package's constants is evidence, not an early return; the published constants
+    # are judged too (another deployment may reach it)
+    if not todo or (ev.verdict == "not_evaluated" and not_evaluated_category(ev.reason) != "unreachable"):
         return ev
     tables = _with_variants(tables, params)
     runs = {b: _variant_labels(params, b) for b in todo}
