@@ -50,3 +50,10 @@ def test_wpfl_band_out_of_reach_at_the_papers_settings_is_not_reproduced(cid):
     stated settings is not reproduced (as C2 already was), the ceiling in the details."""
     c = _judged("wpfl_minmax", cid)
     assert c.verdict == "not_reproduced", c.reason
+
+
+def test_wpfl_c12_adapting_is_judged_against_the_papers_one_margin():
+    """Rule e: P7's chosen step varies by at most a few millionths over clients and rounds; 'adapting' is judged against
+    the paper's one declared margin (5 %), not left open between 'any movement' and 'material'."""
+    c = _judged("wpfl_minmax", "C12")
+    assert c.verdict == "not_reproduced" and "materiality margin" in c.reason
