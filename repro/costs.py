@@ -147,14 +147,28 @@ def _inplace_baddbmm_flop(self_shape, a_shape, b_shape, out_shape=None, **kwargs
     return 2 * b * m * k * b_shape[-1]
 
 
+def _conv_backward_flop(grad_out_shape, x_shape, w_shape, _bias, _stride, _padding, _dilation, transposed,
+                        _output_padding, _groups, output_mask, out_shape=None, **kwargs) -> int:
+    """FLOPs of a convolution's backward: the input gradient and the weight gradient each cost what the forward
+    costs. torch's own formula builds the weight gradient as a convolution of the transposed shapes, which ignores
+    ``groups`` and counts a grouped convolution's weight gradient once per group (the engine stacks the clients' model
+    rows as groups: 12x the true FLOPs of a 12-row CNN round)."""
+    from torch.utils.flop_counter import conv_flop_count
+
+    fwd = conv_flop_count(x_shape, w_shape, grad_out_shape, transposed=transposed)
+    return fwd * (int(bool(output_mask[0])) + int(bool(output_mask[1])))
+
+
 def flop_counter():
     """torch's FlopCounterMode, also counting the in-place ``baddbmm_`` that the engine's fused step accumulates
     its weight gradients with (torch counts only the out-of-place matrix products: without this, the largest
-    product of every fused Linear step, the weight gradient, went uncounted)."""
+    product of every fused Linear step, the weight gradient, went uncounted), and a grouped convolution's weight
+    gradient once (:func:`_conv_backward_flop`)."""
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    return FlopCounterMode(display=False, custom_mapping={torch.ops.aten.baddbmm_: _inplace_baddbmm_flop})
+    return FlopCounterMode(display=False, custom_mapping={torch.ops.aten.baddbmm_: _inplace_baddbmm_flop,
+                                                          torch.ops.aten.convolution_backward: _conv_backward_flop})
 
 
 def add_flops(slug: str, part: ProbePart, unit: UnitCost, profile: str, device: str, log) -> None:

@@ -218,3 +218,24 @@ def test_compare_with_a_missing_store_names_it(tmp_path, capsys):
     with pytest.raises(SystemExit):
         costs.main(["--papers", "age_dp", "--out", str(tmp_path / "c.md"), "--compare", str(tmp_path / "nope.json")])
     assert "nope.json" in capsys.readouterr().err
+
+
+def test_flop_counter_counts_a_grouped_convolutions_weight_gradient_once():
+    """Issue 47: torch's formula counts the weight gradient of a grouped convolution once per group (the engine stacks
+    12 model rows as groups: 12x); forward + backward of a convolution is 3x its forward."""
+    import torch
+
+    from repro.costs import flop_counter
+
+    groups, cin, cout, h, b, k = 12, 4, 6, 10, 5, 3
+    x = torch.randn(b, groups * cin, h, h, requires_grad=True)
+    w = torch.randn(groups * cout, cin, k, k, requires_grad=True)
+    fwd = 2 * b * groups * cout * cin * k * k * (h - k + 1) ** 2
+    with flop_counter() as c:
+        torch.nn.functional.conv2d(x, w, groups=groups).sum().backward()
+    assert c.get_total_flops() == 3 * fwd
+    w1 = torch.randn(groups * cout, cin, k, k, requires_grad=True)
+    x1 = torch.randn(b, groups * cin, h, h)  # no input gradient: weight gradient only
+    with flop_counter() as c:
+        torch.nn.functional.conv2d(x1, w1, groups=groups).sum().backward()
+    assert c.get_total_flops() == 2 * fwd
