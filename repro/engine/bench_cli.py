@@ -17,7 +17,7 @@ def register(subparsers) -> None:
     e.add_argument("--clients", type=int, default=20)
     e.add_argument("--samples", type=int, default=2625, help="training samples per client (default 2625)")
     e.add_argument("--test-samples", type=int, default=875, help="test samples per client (default 875)")
-    e.add_argument("--repeats", type=int, default=1)
+    e.add_argument("--repeats", type=int, default=5)
     e.add_argument("--threads", type=int, default=1)
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.set_defaults(func=_cmd_engine)
