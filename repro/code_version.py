@@ -78,9 +78,8 @@ def stamp_summary(slug: str, docs: list[dict]) -> str:
     other = len(docs) - same - unrecorded
     from repro import __version__
 
-    commit = git_commit()
-    parts = [f"{same} of {len(docs)} result files computed by these sources ({now}; package {__version__}"
-             + (f", commit {commit}" if commit else "") + ")"]
+    # the git commit is recorded in each result file, not here: a redraw of unchanged results changes no tracked file
+    parts = [f"{same} of {len(docs)} result files computed by these sources ({now}; package {__version__})"]
     if other:
         parts.append(f"{other} by other sources (the code changed since; `repro run --force` recomputes them)")
     if unrecorded:
