@@ -147,16 +147,22 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve_folder(folder: Path):
-    """Serve ``folder`` over HTTP on 127.0.0.1 at a free port (port 0) in a background thread; yields the base URL
-    (ending in ``/``). The server stops when the block ends."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+def serve_handler(handler):
+    """Serve HTTP requests with ``handler`` on 127.0.0.1 at a free port (port 0) in a background thread; yields the
+    base URL (no trailing ``/``). The server stops when the block ends."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path):
+    """Serve ``folder`` over HTTP on 127.0.0.1 at a free port; yields the base URL (ending in ``/``)."""
+    with serve_handler(functools.partial(_QuietHandler, directory=str(folder))) as url:
+        yield url + "/"

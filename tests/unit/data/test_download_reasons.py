@@ -7,14 +7,13 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
-import threading
 
 import pytest
 
 from repro.cli import main
 from repro.data import download as dl
 from repro.data.errors import DownloadError
-from repro.data.fixtures import cifar10_archive
+from repro.data.fixtures import cifar10_archive, serve_handler
 from repro.data.status import readonly_status, status_table
 
 from .conftest import REAL_DOWNLOAD
@@ -40,15 +39,8 @@ def serve(data: bytes):
             else:
                 self.send_error(404)
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_handler(Handler) as url:
+        yield url
 
 
 @pytest.fixture
