@@ -607,6 +607,26 @@ def grid_optimum(curves, printed: float, lo: float, hi: float, *, minimise: bool
     return ev.but(reason=ev.reason + (f"; {int(edge.sum())} seed(s) at the grid's edge left out (censored)" if edge.any() else ""))
 
 
+#: params key a counterfactual sets so that the panels run are taken as all of the paper's (the comparison is judged)
+PANELS_AS_PAPER = "panels_taken_as_the_papers"
+
+
+def on_every_panel(ev: Evidence, run_panels, paper_panels, params: Mapping, what: str = "the paper's percentage") -> Evidence:
+    """Rule a for a printed summary number that does not name its panels (a percentage that may be the mean over the
+    figure's datasets): a verdict only where every panel of the paper's figure was measured; on part of them it neither
+    reproduces nor refutes it ("not run at this scale", the measured verdict kept in the details). A claim that names
+    its panels, or says "at least" (every panel must reach it), is judged part by part instead."""
+    if ev.verdict not in ("reproduced", "not_reproduced") or params.get(PANELS_AS_PAPER):
+        return ev
+    missing = [p for p in paper_panels if p not in set(run_panels)]
+    if not missing:
+        return ev
+    return not_evaluated(f"{what} may summarise every panel of the paper's figure; measured on "
+                         f"{', '.join(sorted(set(run_panels)))} only ({', '.join(missing)} not run; measured: "
+                         f"{ev.verdict.replace('_', ' ')})", category="not_run",
+                         **{**ev.details, "measured_on_run_panels": evidence_summary(ev)})
+
+
 def judge_or_missing(fn: Callable, tables: Mapping, params: Mapping) -> Evidence:
     """``fn(tables, params)``, or ``not_evaluated`` naming the missing data (as ClaimSpec.evaluate does): one reading
     of a claim judged on other tables than the claim's own."""

@@ -44,7 +44,7 @@ def test_acfl_pooled_within_one_comparison_over_seeds_decides(cid):
     assert _judged("acfl", cid).verdict == "reproduced"
 
 
-@pytest.mark.parametrize("cid", ["C13", "C15", "C16", "C17", "C24", "C26"])
+@pytest.mark.parametrize("cid", ["C13", "C15", "C16", "C17", "C24"])
 def test_wpfl_band_out_of_reach_at_the_papers_settings_is_not_reproduced(cid):
     """Rule c: reachability is evidence, not an early return; a band no reading or deployment reaches at the paper's
     stated settings is not reproduced (as C2 already was), the ceiling in the details."""
@@ -57,3 +57,12 @@ def test_wpfl_c12_adapting_is_judged_against_the_papers_one_margin():
     the paper's one declared margin (5 %), not left open between 'any movement' and 'material'."""
     c = _judged("wpfl_minmax", "C12")
     assert c.verdict == "not_reproduced" and "materiality margin" in c.reason
+
+
+@pytest.mark.parametrize("slug,cid", [("wpfl_minmax", "C26"), ("wpfl_minmax", "C28"), ("dp_ditto", "1.pfedme.accuracy")])
+def test_a_summary_percentage_naming_no_panel_waits_for_every_panel(slug, cid):
+    """One rule for every paper (on_every_panel): a printed percentage that may average over the figure's datasets is
+    not decided on the MNIST panels alone (wpfl C24's 'at least' is: every panel must reach it)."""
+    c = _judged(slug, cid)
+    assert c.verdict == "not_evaluated" and c.reason.startswith("not run at this scale")
+    assert "only (" in c.reason and "not run; measured:" in c.reason

@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from repro.claims import PANELS_AS_PAPER as ENGINE_PANELS_AS_PAPER, on_every_panel
 from repro.claims import (ClaimSet, Evidence, Margin, agree_across_readings, comparisons, trend, evidence_summary, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, grid_optimum, need, not_evaluated,
                           number, not_evaluated_category, relabel, unchanged, NOT_EVALUATED_REASONS)
 from repro.papers.dp_ditto import theory as th
@@ -659,23 +660,14 @@ def _max_acc_gain(tables, params, baseline) -> pd.Series:
 #: does not name, so they may span all three
 PAPER_FIG34_PANELS = ("dnn_mnist", "cnn_fashion_mnist", "cnn_cifar10")
 #: params key set by the counterfactuals: the panels run are taken as the paper's (so that the comparison itself is judged)
-PANELS_AS_PAPER = "fig34_panels_taken_as_the_papers"
+PANELS_AS_PAPER = ENGINE_PANELS_AS_PAPER
 
 
 def _on_paper_panels(ev: Evidence, tables, params) -> Evidence:
-    """A verdict on a percentage of claims 1-3 only where every panel of the paper's Figs. 3-4 was measured: the paper
-    does not say which experiments its percentages summarise (one dataset, or the mean over three), so a gain measured
-    on part of them neither reproduces nor refutes it (judging rule 1); the measured verdict stays in the details."""
-    if ev.verdict not in ("reproduced", "not_reproduced") or params.get(PANELS_AS_PAPER):
-        return ev
+    """Claims 1-3's percentages on every panel of the paper's Figs. 3-4 only (the engine's on_every_panel): the paper
+    does not say which experiments they summarise (one dataset, or the mean over three)."""
     run = {panel for fig in ("fig3", "fig4") if fig in tables for _a, _f, panel in _fig34_panels(tables, params, fig)}
-    missing = [panel for panel in PAPER_FIG34_PANELS if panel not in run]
-    if not missing:
-        return ev
-    return not_evaluated(f"the paper's percentage may summarise Figs. 3-4's three datasets; measured on "
-                         f"{', '.join(sorted(run))} only ({', '.join(missing)} not run; measured: "
-                         f"{ev.verdict.replace('_', ' ')})", category="not_run",
-                         **{**ev.details, "measured_on_run_panels": evidence_summary(ev)})
+    return on_every_panel(ev, run, PAPER_FIG34_PANELS, params, what="the paper's percentage (Figs. 3-4's datasets)")
 
 
 def _reachable(tables, params, baselines, what, paper) -> Evidence | None:
