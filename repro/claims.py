@@ -139,6 +139,7 @@ NOT_EVALUATED_REASONS = {
     "offline": "data not available offline",
     "regime": "regime not preserved",
     "constant": "depends on an unstated constant",
+    "readings": "readings disagree",  # judging rule b: a claim judged at several readings with different verdicts
     "degenerate": "degenerate comparison",
     "unreachable": "not testable in this regime",
     "not_run": "not run at this scale",
@@ -515,8 +516,8 @@ def _joined_reasons(reasons: Mapping[str, str]) -> str:
 def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
     """All sub-results must hold: ``not_reproduced`` if any part is, ``reproduced`` if all evaluated
     parts are, else ``inconclusive``. Parts that are not evaluated are left out (and named); if no
-    part is evaluated the claim is ``not_evaluated``. A part whose verdict depends on an unstated constant or a
-    reading (category ``constant``) is not merely missing: the other parts alone cannot make the whole claim
+    part is evaluated the claim is ``not_evaluated``. A part whose verdict depends on an unstated constant or whose
+    readings disagree (``CONFLICTS``) is not merely missing: the other parts alone cannot make the whole claim
     reproduced, so that case is ``not_evaluated`` for that part's reason."""
     if not parts:
         raise MissingData("no part of the claim could be evaluated")
@@ -532,10 +533,11 @@ def combine(parts: Mapping[str, Evidence], reason: str = "") -> Evidence:
         v = "reproduced"
     else:
         v = "inconclusive"
-    blocked = [k for k in skipped if not_evaluated_category(parts[k].reason) == "constant"]
+    blocked = [k for k in skipped if not_evaluated_category(parts[k].reason) in CONFLICTS]
     if v == "reproduced" and blocked:
         return not_evaluated("; ".join([_joined_reasons({k: parts[k].reason for k in blocked})] + [reason] * bool(reason)
-                                       + [f"reproduced: {', '.join(done)}"]), category="constant", parts=detail)
+                                       + [f"reproduced: {', '.join(done)}"]),
+                             category=not_evaluated_category(parts[blocked[0]].reason), parts=detail)
     failing = [k for k, e in done.items() if e.verdict == v] if v != "reproduced" else []
     why = [reason] if reason else []
     if failing:
@@ -638,39 +640,43 @@ def judge_or_missing(fn: Callable, tables: Mapping, params: Mapping) -> Evidence
 
 def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str, details: dict,
                           names: tuple[str, str] = ("the package's reading", "the other reading"),
-                          b_required: bool = False, continuous: bool = False) -> Evidence:
+                          b_required: bool = False, continuous: bool = False, unstated: bool = False) -> Evidence:
     """One claim judged under two readings of something the paper leaves open or the package departs from (a
-    constant it never prints, an ambiguous formula, a printed step the package replaces): a verdict only where both
-    readings give it (judging rule 4). ``a`` is the package's reading, ``b`` the other; ``pair`` names both results for
-    the report, ``constant`` what the readings differ in, ``names`` the two readings. ``details`` is ``a.details``
-    plus the caller's additions. Same verdict: kept. Reproduced at one and not reproduced at the other:
-    ``not_evaluated`` (category ``constant``: the verdict depends on the reading). One side not evaluated: the other
-    side's verdict, except where that side is itself a conflict (not evaluated, its verdict depending on a constant or
-    a reading: a chain of these calls must not read an earlier conflict as missing data, so the conflict is kept).
-    One side inconclusive: inconclusive. The returned evidence's effect, interval and replicates are
-    those of the side whose verdict it keeps (the reason says which); the other side is summarised in the details.
-    ``b_required``: ``b`` is the paper's own setting and ``a`` a departure from it (e.g. a printed step the package
-    replaces), so where ``b`` cannot be judged the claim is not evaluated for ``b``'s reason, ``a`` in the details.
-    ``continuous``: the readings are two values of a continuous constant, so two "not reproduced" on opposite sides of
-    the printed value (one effect above it, one below) do not agree: a value between them may give the paper's number,
-    and the claim is not evaluated (category ``constant``)."""
+    constant it never prints, an ambiguous formula, a printed step the package replaces; judging rule b). ``a`` is
+    the package's reading, ``b`` the other; ``pair`` names both results for the report, ``constant`` what the readings
+    differ in, ``names`` the two readings. ``details`` is ``a.details`` plus the caller's additions.
+
+    The same verdict at both: kept, with the numbers of ``a``. Any difference between two judged sides (reproduced,
+    not reproduced, inconclusive) is ``not_evaluated`` with the named reason "readings disagree" (category
+    ``readings``), both sides' verdicts and numbers kept (``details["readings"]``): a claim is never judged at a subset
+    of its readings, and an inconclusive side does not mask a decided one. One side not evaluated (not run, no rows):
+    the other side's verdict, except where that side is itself a conflict (a chain of these calls must not read an
+    earlier disagreement as missing data, so the disagreement is kept) or where ``b_required`` says ``b`` is the
+    paper's own setting and ``a`` a departure from it: then the claim is not evaluated for ``b``'s reason, ``a`` in
+    the details. ``continuous``: the readings are two values of a continuous constant, so two "not reproduced" on
+    opposite sides of the printed value (one effect above it, one below) do not agree: a value between them may give
+    the paper's number, and the claim is not evaluated (category ``constant``). ``unstated``: the readings are values
+    of a constant the paper does not state (a baseline's constants or deployment), so a disagreement is named
+    "depends on an unstated constant" (category ``constant``) rather than "readings disagree"."""
     extra = {k: v for k, v in details.items() if k not in a.details or a.details[k] is not v}
     if b_required and b.verdict == "not_evaluated" and a.verdict != "not_evaluated":
         cat = not_evaluated_category(b.reason)
         return not_evaluated(_joined(b.reason, pair), category=cat if cat in NOT_EVALUATED_REASONS else None,
                              **{**details, "other_reading": {"reading": names[0], **evidence_summary(a)}})
 
-    conflicts = [e for e in (a, b) if e.verdict == "not_evaluated" and not_evaluated_category(e.reason) == "constant"]
+    conflicts = [e for e in (a, b) if e.verdict == "not_evaluated" and not_evaluated_category(e.reason) in CONFLICTS]
     if conflicts and not (a.verdict == b.verdict == "not_evaluated"):
         judged, name = (b, names[1]) if conflicts[0] is a else (a, names[0])
-        return not_evaluated(_joined(conflicts[0].reason, pair), category="constant",
-                             **{**details, "other_reading": {"reading": name, **evidence_summary(judged)}})
+        cat = not_evaluated_category(conflicts[0].reason)
+        readings = {**conflicts[0].details.get("readings", {}), name: evidence_summary(judged)}
+        return not_evaluated(_joined(conflicts[0].reason, pair), category=cat,
+                             **{**details, "other_reading": {"reading": name, **evidence_summary(judged)},
+                                "readings": readings})
 
     def keep(chosen: Evidence, other: Evidence, name: str) -> Evidence:
         d = details if chosen is a else {**b.details, **extra}
         d = {**d, "other_reading": {"reading": names[1] if chosen is a else names[0], **evidence_summary(other)}}
-        shown = f"effect and interval: {name}" if a.verdict != b.verdict else ""
-        return chosen.but(details=d, reason=_joined(chosen.reason, pair, shown))
+        return chosen.but(details=d, reason=_joined(chosen.reason, pair))
 
     if a.verdict == b.verdict == "not_evaluated" and conflicts and conflicts[0] is b:
         return keep(b, a, names[1])  # both not evaluated: the conflict is the reason that carries on
@@ -681,11 +687,13 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
         return keep(a, b, names[0])
     if a.verdict == "not_evaluated":
         return keep(b, a, names[1])
-    if "inconclusive" in (a.verdict, b.verdict):
-        return keep(a, b, names[0]) if a.verdict == "inconclusive" else keep(b, a, names[1])
-    # a direct conflict: both sides' numbers kept (the report shows what each reading gave)
-    return not_evaluated(f"{constant}: {pair}" if pair else constant, category="constant",
+    # two judged sides that differ: both verdicts and numbers shown (the report lists what each reading gave)
+    return not_evaluated(f"{constant}: {pair}" if pair else constant, category="constant" if unstated else "readings",
                          **{**details, "readings": {names[0]: evidence_summary(a), names[1]: evidence_summary(b)}})
+
+
+#: the not-evaluated reasons that are a verdict conflict (they carry on through a chain of readings)
+CONFLICTS = ("constant", "readings")
 
 
 def _joined(*parts: str) -> str:

@@ -165,7 +165,7 @@ def disagreements(slugs=None) -> list[Record]:
     return [r for s in (slugs or registry.slugs()) for r in records(s) if r.disagreement]
 
 
-_SHORT_REASON = {"offline": "data offline", "regime": "regime", "constant": "unstated constant",
+_SHORT_REASON = {"offline": "data offline", "regime": "regime", "constant": "unstated constant", "readings": "readings disagree",
                  "degenerate": "degenerate", "unreachable": "not testable", "not_run": "not run", "diverged": "diverged",
                  "other": "other"}
 

@@ -31,11 +31,16 @@ def test_dp_ditto_6b_uses_the_papers_margin_and_its_premise_does_not_occur():
 
 def test_wpfl_c29_judges_each_baseline_apart():
     """Rule a: Proposed vs APPLE on MLR (1 of 18 pairs on the paper's side) is its own comparison, no longer pooled
-    with the others; with 3 seeds it is not decided at the Bonferroni level, and the claim says how many seeds would."""
+    with the others; with 3 seeds it is not decided at the Bonferroni level, and the claim says how many seeds would.
+    Rule b: judged with FedAMP deployed both ways, the verdicts differ (inconclusive with S13; not reproduced with
+    S15, on the FedAMP comparison itself), so the claim depends on FedAMP's deployment, both verdicts shown."""
     c = _judged("wpfl_minmax", "C29")
     parts = c.details["parts"]
     assert parts["accuracy mlr_mnist: Proposed vs APPLE"]["on_paper_side"] <= 2
-    assert c.verdict == "inconclusive" and "seeds would decide it against the paper" in c.reason
+    assert c.verdict == "not_evaluated" and c.reason.startswith("depends on an unstated constant: FedAMP's deployment")
+    s13, s15 = (c.details["readings"][k] for k in ("FedAMP restarting from u_i (S13)", "FedAMP anchor only (S15)"))
+    assert s13["verdict"] == "inconclusive" and "seeds would decide it against the paper" in s13["reason"]
+    assert s15["verdict"] == "not_reproduced" and s15["reason"].endswith("Proposed vs FedAMP")
 
 
 @pytest.mark.parametrize("cid", ["C12", "C14"])

@@ -181,30 +181,37 @@ def test_sign_test_interval_is_clopper_pearson():
         assert (ev.interval.low, ev.interval.high) == pytest.approx((low, high), abs=1e-12)
 
 
-def test_agree_across_readings_keeps_the_deciding_sides_numbers():
-    """Two readings of a claim: a verdict only where both give it; the evidence shown is the side whose verdict is
-    kept (its effect, interval, replicates), the other side summarised beside it."""
+def test_agree_across_readings_keeps_only_a_verdict_every_reading_gives():
+    """Judging rule b: a verdict only where every judged reading gives it. Any difference between judged sides
+    (inconclusive against a decided side included) is "readings disagree", both sides' numbers kept; a side that
+    was not judged leaves the other's verdict; a disagreement carries on through a chain of readings."""
     up = cl.direction(pd.Series([0.3, 0.4, 0.5]), expect="positive")
     flat = cl.direction(pd.Series([0.3, -0.4, 0.2]), expect="positive")
     down = cl.direction(pd.Series([-0.3, -0.4, -0.5]), expect="positive")
     assert (up.verdict, flat.verdict, down.verdict) == ("reproduced", "inconclusive", "not_reproduced")
 
-    def agree(a, b):
+    def agree(a, b, names=("A", "B")):
         return cl.agree_across_readings(a, b, pair="A vs B", constant="the step", details={**a.details, "note": 1},
-                                        names=("A", "B"))
+                                        names=names)
 
     same = agree(up, up)
-    assert same.verdict == "reproduced" and same.effect == up.effect and "effect and interval" not in same.reason
-    mixed = agree(up, flat)  # the inconclusive side decides and is the one shown
-    assert mixed.verdict == "inconclusive" and mixed.effect == flat.effect and mixed.interval == flat.interval
-    assert mixed.details["replicates"] == flat.details["replicates"] and mixed.details["note"] == 1
-    assert mixed.details["other_reading"]["reading"] == "A" and mixed.details["other_reading"]["verdict"] == "reproduced"
-    assert "effect and interval: B" in mixed.reason
-    opposite = agree(up, down)
-    assert opposite.verdict == "not_evaluated" and "the step" in opposite.reason
-    alone = agree(cl.not_evaluated("band unreachable"), down)
+    assert same.verdict == "reproduced" and same.effect == up.effect and same.details["note"] == 1
+    for a, b in ((up, flat), (flat, down), (down, flat), (up, down)):
+        mixed = agree(a, b)
+        assert mixed.verdict == "not_evaluated", (a.verdict, b.verdict)
+        assert cl.not_evaluated_category(mixed.reason) == "readings" and "the step" in mixed.reason
+        assert mixed.details["readings"]["A"]["verdict"] == a.verdict
+        assert mixed.details["readings"]["B"]["verdict"] == b.verdict
+    alone = agree(cl.not_evaluated("not run at this scale: B only"), down)
     assert alone.verdict == "not_reproduced" and alone.effect == down.effect
-
+    # a chain: the disagreement of the first pair is not read as missing data by the second
+    chained = agree(agree(up, down), up, names=("A+B", "C"))
+    assert chained.verdict == "not_evaluated" and cl.not_evaluated_category(chained.reason) == "readings"
+    assert set(chained.details["readings"]) == {"A", "B", "C"}
+    # the paper's own setting required: where it was not judged, no verdict from the departure alone
+    req = cl.agree_across_readings(up, cl.not_evaluated("band unreachable", category="unreachable"), pair="p",
+                                   constant="c", details=dict(up.details), b_required=True)
+    assert req.verdict == "not_evaluated" and cl.not_evaluated_category(req.reason) == "unreachable"
 
 
 def test_a_conflict_is_not_read_as_missing_data_by_a_later_reading():
@@ -222,10 +229,11 @@ def test_a_conflict_is_not_read_as_missing_data_by_a_later_reading():
     orders = [agree(agree(up, down), up), agree(agree(up, up), down), agree(up, agree(down, up)),
               agree(agree(unreachable, agree(up, down)), up)]  # an earlier side that cannot judge does not hide it
     assert [e.verdict for e in orders] == ["not_evaluated"] * 4
-    assert all(cl.not_evaluated_category(e.reason) == "constant" for e in orders)
+    assert all(cl.not_evaluated_category(e.reason) == "readings" for e in orders)
     assert orders[0].details["other_reading"]["verdict"] == "reproduced"
     # a side that is merely missing still leaves the other side's verdict
     assert agree(cl.not_evaluated("fig3 was not regenerated"), down).verdict == "not_reproduced"
+
 
 def test_a_required_reading_that_cannot_judge_gives_no_verdict():
     """b_required: the second reading is the paper's own setting (a printed step the package departs from): where it

@@ -554,7 +554,7 @@ def _over_constants(measure, tables, params, baselines) -> Evidence:
             alt = alt.but(reason=f"with {name}: {alt.reason}")
         seen[name] = evidence_summary(alt)
         why = "; ".join(PACKAGE_CONSTANTS[b] for b in todo)
-        out = agree_across_readings(out, alt, pair="", constant=f"{why}: the verdict changes with it",
+        out = agree_across_readings(out, alt, pair="", constant=f"{why}: the verdict changes with it", unstated=True,
                                     details={**out.details, "constant_variants": dict(seen),
                                              "measured_with_package_constants": evidence_summary(ev)},
                                     names=("the package's constants", name), continuous=_continuous(params, swaps))

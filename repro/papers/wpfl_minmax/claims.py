@@ -456,7 +456,7 @@ def _at_both_fedamp(fn, figs, reads=()):
             return ev
         return _other_reading(ev, fn, view, params, ("FedAMP restarting from its cloud model (S13)",
                                                       "FedAMP anchor only (S15)"),
-                              names=("FedAMP restarting from u_i (S13)", "FedAMP anchor only (S15)"),
+                              names=("FedAMP restarting from u_i (S13)", "FedAMP anchor only (S15)"), unstated=True,
                               constant="FedAMP's deployment (restart from the cloud model u_i, as FedAMP's paper, "
                                        "or keep the own model and use u_i as the anchor only, as PFLlib)")
     judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__

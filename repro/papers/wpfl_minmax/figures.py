@@ -28,7 +28,8 @@ STYLE = {"S1": ("tab:red", "o"), "S2": ("tab:blue", "s"), "S3": ("tab:green", "^
 FIG_SERIES = {"fig2": ["S1", "S2", "S3", "S4", "S5", "S6"], "fig3": ["S1", "S7", "S8", "S9", "S10"],
               "fig4": ["S1", "S7", "S8", "S9", "S10"], "fig5": ["S1", "S11", "S12", "S13", "S14"],
               "fig6": ["S1", "S11", "S12", "S13", "S14", "S15"], "fig7": ["S1", "S11", "S12", "S13", "S14", "S15"],
-              "literal_tau": ["S1", "S7", "S8", "S9", "S10"], "literal_ber": ["S1", "S7", "S8", "S9", "S10"]}
+              "literal_tau": ["S1", "S7", "S8", "S9", "S10"], "literal_ber": ["S1", "S7", "S8", "S9", "S10"],
+              "literal": ["S1", "S7", "S8", "S9", "S10"]}
 SERIES_GROUP = {"S1": "proposed", **{s: "mech" for s in ("S2", "S3", "S4", "S5", "S6")},
                 **{s: "sched" for s in ("S7", "S8", "S9", "S10")}, **{s: "pfl" for s in ("S11", "S12", "S13", "S14", "S15")}}
 LETTERS = "abcdefghijklmnop"
@@ -190,6 +191,7 @@ def _fairness_vs_t0(fig, results, ctx) -> Rendered:
 #: the ``figure`` value of a reading check's CSV rows per figure they repeat at the other reading (claims split on it)
 LITERAL_TAGS = {f: f"literal_tau:{f}" for f in ("fig2", "fig3", "fig4", "fig5", "fig6", "fig7")}
 BER_TAGS = {f: f"literal_ber:{f}" for f in (*LITERAL_TAGS, "table3")}  # Table III's bits also ride on eq. (13)
+BOTH_TAGS = {f: f"literal:{f}" for f in BER_TAGS}
 
 
 def _literal_tau(fig, results, ctx) -> Rendered:
@@ -205,6 +207,14 @@ def _literal_ber(fig, results, ctx) -> Rendered:
     return _reading_check(fig, results, ctx, BER_TAGS, "eq. (13) as printed",
                           "not run in this profile (literal_ber: false, or the profile reads eq. (13) as printed): the "
                           "reading check of eq. (13) runs at paper scale")
+
+
+def _literal(fig, results, ctx) -> Rendered:
+    """Figs. 2-4 (DNN, MLR) at ``literal_tau`` local steps and eq. (13) as printed (the paper's literal setting)."""
+    tau = ctx.params["literal_tau"]
+    return _reading_check(fig, results, ctx, BOTH_TAGS, f"tau = {tau}, eq. (13) as printed",
+                          "not run in this profile: the paper's literal setting (literal_tau with eq. (13) as printed) "
+                          "runs at paper scale only, where both reading checks run")
 
 
 def _reading_check(fig, results, ctx, tags, reading, empty) -> Rendered:
@@ -686,7 +696,7 @@ def _fig1(fig, results, ctx):
 
 
 #: figure id -> renderer (fig, results, ctx) -> Rendered
-RENDERERS = {"literal_tau": _literal_tau, "literal_ber": _literal_ber, "fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "privacy": _privacy,
+RENDERERS = {"literal_tau": _literal_tau, "literal_ber": _literal_ber, "literal": _literal, "fig1": _fig1, "table1": _table1, "table2": _table2, "table3": _table3, "privacy": _privacy,
              "fig2": _accuracy_vs_t0, "fig3": _accuracy_vs_t0, "fig6": _accuracy_vs_t0, "fig4": _fairness_vs_t0,
              "fig7": _fairness_vs_t0, "fig5": _fig5, "channel": _channel, "p7": _p7, "tuning": _tuning,
              "regime": _regime}
