@@ -661,8 +661,9 @@ def agree_across_readings(a: Evidence, b: Evidence, *, pair: str, constant: str,
     extra = {k: v for k, v in details.items() if k not in a.details or a.details[k] is not v}
     if b_required and b.verdict == "not_evaluated" and a.verdict != "not_evaluated":
         cat = not_evaluated_category(b.reason)
+        carried = {"readings": {**b.details.get("readings", {}), names[0]: evidence_summary(a)}} if cat in CONFLICTS else {}
         return not_evaluated(_joined(b.reason, pair), category=cat if cat in NOT_EVALUATED_REASONS else None,
-                             **{**details, "other_reading": {"reading": names[0], **evidence_summary(a)}})
+                             **{**details, "other_reading": {"reading": names[0], **evidence_summary(a)}, **carried})
 
     conflicts = [e for e in (a, b) if e.verdict == "not_evaluated" and not_evaluated_category(e.reason) in CONFLICTS]
     if conflicts and not (a.verdict == b.verdict == "not_evaluated"):

@@ -57,7 +57,9 @@ class FLSetup:
 
     ``weights`` ``[N]``: aggregation weights (None: the plain mean of the received uploads, DP-Ditto's
     Alg. 1 step 13; ``data.sizes``: the |D_n|-weighted mean of FedAvg). ``steps``: a fixed number of
-    minibatch steps per round instead of ``local_epochs`` passes.
+    minibatch steps per round instead of ``local_epochs`` passes. ``last_batch``: what a pass does with the
+    |D_n| mod B samples left at its end (``repro.engine.schedule.epoch_plan``: "partial", a last smaller batch,
+    or "drop", PFLlib's ``drop_last``).
     """
 
     model: Any  # repro.models.StackedModel
@@ -70,6 +72,7 @@ class FLSetup:
     download: Transform = _identity_link
     weights: torch.Tensor | None = None
     steps: int | None = None
+    last_batch: str = "partial"
 
     @property
     def num_clients(self) -> int:
@@ -90,7 +93,7 @@ class FLSetup:
         sizes = self.train.sizes.cpu()
         if self.steps is not None:
             return step_plan(sizes, self.batch_size, self.steps, g, device=self.device)
-        return epoch_plan(sizes, self.batch_size, self.local_epochs, g, device=self.device)
+        return epoch_plan(sizes, self.batch_size, self.local_epochs, g, device=self.device, last_batch=self.last_batch)
 
     def clients_or_all(self, clients) -> torch.Tensor:
         if clients is None:

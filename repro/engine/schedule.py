@@ -8,8 +8,13 @@ position 0 and masked out). ``active[s, n]`` says whether client ``n`` takes ste
 Two kinds:
 
 * ``epoch_plan``: E passes over each client's data, a fresh uniform permutation per pass, batches
-  of ``batch_size`` in order, the last one partial. Client n takes ceil(M_n / B) steps per epoch;
-  epochs are aligned across clients (a small client idles at the end of each epoch).
+  of ``batch_size`` in order. ``last_batch`` says what happens to the M_n mod B samples left at the end
+  of a pass: ``"partial"`` takes them as a last, smaller batch (ceil(M_n / B) steps per epoch; with
+  M_n mod B = 1 that batch is one sample, whose gradient alone moves the model); ``"drop"`` leaves them
+  out of this pass, as PyTorch's ``drop_last=True`` in PFLlib's client loaders (floor(M_n / B) steps;
+  each pass draws a fresh permutation, so every sample is used in some pass). A client smaller than one
+  batch takes its whole set as one batch under both rules (PFLlib would skip it). Epochs are aligned
+  across clients (a small client idles at the end of each epoch).
 * ``step_plan``: a fixed number of steps; each step draws, per client, a uniform minibatch without
   replacement of size ``min(b_n, M_n)`` (``b_n`` may differ per client).
 
@@ -72,18 +77,27 @@ def _permutation_heads(sizes: torch.Tensor, k: int, generator: torch.Generator) 
     return torch.topk(keys, k, dim=1, largest=False, sorted=True).indices
 
 
-def epoch_plan(sizes, batch_size: int, epochs: int, generator: torch.Generator, device="cpu") -> BatchPlan:
-    """``epochs`` passes over each client's data in minibatches of ``batch_size`` (last one partial)."""
+LAST_BATCH_RULES = ("partial", "drop")
+
+
+def epoch_plan(sizes, batch_size: int, epochs: int, generator: torch.Generator, device="cpu",
+               last_batch: str = "partial") -> BatchPlan:
+    """``epochs`` passes over each client's data in minibatches of ``batch_size``; the samples left at the end of a
+    pass form a last, smaller batch (``last_batch="partial"``) or sit out that pass (``"drop"``, PFLlib's
+    ``drop_last=True``; a client smaller than one batch keeps one batch of its whole set)."""
     sizes = _check(sizes, batch_size)
     if int(batch_size) < 1 or int(epochs) < 1:
         raise ValueError(f"batch_size and epochs must be >= 1, got {batch_size}, {epochs}")
+    if last_batch not in LAST_BATCH_RULES:
+        raise ValueError(f"last_batch must be one of {LAST_BATCH_RULES}, got {last_batch!r}")
     b, n = int(batch_size), len(sizes)
-    steps = -(-int(sizes.max()) // b)
+    used = sizes if last_batch == "partial" else torch.where(sizes >= b, sizes // b * b, sizes)  # samples per pass
+    steps = -(-int(used.max()) // b)
     slot = torch.arange(steps * b).view(1, steps, b)  # position of a slot within the epoch
-    valid = (slot < sizes.view(n, 1, 1)).permute(1, 0, 2)  # [S_e, N, B]
+    valid = (slot < used.view(n, 1, 1)).permute(1, 0, 2)  # [S_e, N, B]
     pos, masks = [], []
     for _ in range(int(epochs)):
-        perm = _permutations(sizes, generator)
+        perm = _permutations(sizes, generator)[:, :steps * b]  # (drop: a pass may end before the largest client's data)
         perm = torch.nn.functional.pad(perm, (0, steps * b - perm.shape[1]))
         p = perm.view(n, steps, b).permute(1, 0, 2)
         pos.append(torch.where(valid, p, 0))

@@ -1271,7 +1271,7 @@ def _rise_fall_judged(t, panels, lams, only_first=False):
             f"{ev1.verdict.replace('_', ' ')}")
     details = {**ev1.details, "margin_0": {"verdict": ev0.verdict, "effect": ev0.effect}}
     return agree_across_readings(ev1, ev0, pair=pair, details=details, names=(f"margin {RISE_FALL_MIN}", "margin 0"),
-                                 constant="the margin of 'rises then falls' (the paper prints none)")
+                                 constant="the margin of 'rises then falls' (the paper prints none)", unstated=True)
 
 
 _HUMP = lambda x, T, r: 1.0 - ((x - T / 2) / T) ** 2  # noqa: E731

@@ -61,6 +61,8 @@ def common_params(params: dict, panel: str) -> dict:
             if params[f"cnn_{k}"] is not None:
                 out[k] = params[f"cnn_{k}"]
     out.update(panel=panel, model=model, dataset=dataset, lr=float(params["lr"][model]))
+    if params["last_batch"] != "partial":  # D1's incomplete last batch (runs.py); the rule of the earlier runs keeps their ids
+        out["last_batch"] = params["last_batch"]
     return out
 
 
@@ -137,6 +139,7 @@ class Plan:
         p["group"] = group
         if group.startswith(LITERAL_ID):  # Algorithm 1, lines 5 and 10: one gradient step on the whole local loss (runs.py)
             p["one_step_per_round"] = True
+            p.pop("last_batch", None)  # one batch of the whole set: no last batch to keep or drop
         if kind == "ditto":
             jobs = self.ditto[(panel, seed, group)]
             p["jobs"] = [{"key": k, "epsilon": e, "clip": c, "T": T, "lambdas": sorted(j.lambdas),

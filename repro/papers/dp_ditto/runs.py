@@ -156,9 +156,11 @@ def sigma_per_client(p: dict, sizes) -> list[float]:
     return [th.sigma_u(eps, float(p["delta"]), int(p["T"]), int(p["num_clients"]), float(p["clip"]), int(n)) for n in sizes]
 
 
-def steps_per_round(held: list[int], batch_size: int, epochs: int) -> float:
-    """Mean number of SGD steps a client takes per round (one epoch = ceil(|D_n| / B) steps, D1)."""
-    return float(np.mean([math.ceil(n / batch_size) * epochs for n in held]))
+def steps_per_round(held: list[int], batch_size: int, epochs: int, last_batch: str = "partial") -> float:
+    """Mean number of SGD steps a client takes per round (one epoch = ceil(|D_n| / B) steps, D1; floor with
+    ``last_batch="drop"``, at least one)."""
+    per = (lambda n: math.ceil(n / batch_size)) if last_batch == "partial" else (lambda n: max(1, n // batch_size))
+    return float(np.mean([per(n) * epochs for n in held]))
 
 
 def make_algorithm(task: str, p: dict, model, train, streams, sigma):
@@ -168,7 +170,8 @@ def make_algorithm(task: str, p: dict, model, train, streams, sigma):
     upload = dp_upload(float(p["clip"]) if private else None, sigma if private else 0.0)  # eqs. (5), (8); D4
     weights = train.sizes.double() if p["aggregation"] == "weighted" else None
     setup = FLSetup(model=model, train=train, streams=streams, lr=float(p["lr"]), batch_size=int(p["batch_size"]),
-                    local_epochs=int(p["local_epochs"]), upload=upload, weights=weights)
+                    local_epochs=int(p["local_epochs"]), upload=upload, weights=weights,
+                    last_batch=p.get("last_batch", "partial"))
     if task == "ditto":
         from repro.algorithms.ditto import Ditto
 
@@ -251,7 +254,7 @@ def run_training(task: str, p: dict, streams, ctx: RunContext) -> dict:
     return {"status": "ok", "task": task, "series": series,
             "sigma_u": [float(x) for x in sigma], "sigma_u_mean": float(np.mean(sigma)), "dp_samples_mean": float(np.mean(dp_sample_sizes(p, held, split))),
             "train_sizes": held, "split_sizes": split, "num_params": model.num_params,
-            "steps_per_round": steps_per_round(held, int(p["batch_size"]), int(p["local_epochs"])), "batch_size": int(p["batch_size"]),
+            "steps_per_round": steps_per_round(held, int(p["batch_size"]), int(p["local_epochs"]), p.get("last_batch", "partial")), "batch_size": int(p["batch_size"]),
             "info": info, "train_seconds": time.perf_counter() - t0}
 
 

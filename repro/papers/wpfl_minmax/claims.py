@@ -1740,20 +1740,24 @@ BER = "literal_ber"
 BER_NOTE = ("the trainings read eq. (13) with (12)'s gamma as the SNR per symbol (ber_snr: symbol, a package departure "
             "from the printed formula: about 8x its element error rate); the printed reading is not judged here: the "
             "literal_ber figure has no rows for this claim's figures in this profile (docs/paper_cpu/PLAN.md, row 14)")
+BOTH = "literal"  # tau = 1 and eq. (13) as printed together: the paper's literal setting
+BOTH_NOTE = ("the paper's literal setting (tau = 1 with eq. (13) as printed together) is not judged here: the literal "
+             "figure has no rows for this claim's figures in this profile (docs/paper_cpu/PLAN.md, row 19)")
 BER_READING_NOTE = ("; judged with eq. (13)'s SNR per symbol (the package's reading) and as printed (the literal_ber "
                     "figure, where run); a verdict only where both give it (judging rule 4)")
 
 
-def _ber_tables(tables, figs) -> dict | None:
-    """``tables`` with ``figs`` replaced by the literal_ber figure's rows (eq. (13) as printed); None unless that
-    figure has rows for every (configuration, series) each of ``figs`` has at the package's reading."""
-    t = tables.get(BER)
+def _ber_tables(tables, figs, key=BER) -> dict | None:
+    """``tables`` with ``figs`` replaced by the rows of the reading figure ``key`` (literal_ber: eq. (13) as printed;
+    literal: also tau = 1); None unless that figure has rows for every (configuration, series) each of ``figs`` has at
+    the package's reading."""
+    t = tables.get(key)
     if t is None or len(t) == 0:
         return None
     tag = t["figure"].astype(str)
     out = dict(tables)
     for f in figs:
-        part = t[tag == f"{BER}:{f}"].assign(figure=f).reset_index(drop=True)
+        part = t[tag == f"{key}:{f}"].assign(figure=f).reset_index(drop=True)
         have = tables.get(f)
         if not len(part) or not _covers(part, have):
             return None
@@ -1767,46 +1771,61 @@ def _ber_figs(spec) -> tuple[str, ...]:
     return tuple(f for f in BER_FIGS if f in spec.figures)
 
 
-def _at_both_ber(fn, figs):
-    """A claim reading trainings judged with eq. (13) per symbol (the profile's runs) and, where the literal_ber
-    figure ran for all of ``figs``, as printed (agree_across_readings, the printed reading required: b_required).
-    Where it did not run, the per-symbol verdict with BER_NOTE; a profile that reads (13) as printed has one reading."""
+#: the reading figures that repeat Figs. 2-7 and Table III with eq. (13) as printed: (figure, names of the two readings
+#: for the report, what they differ in, the note where the figure has no rows)
+BER_READINGS = {
+    BER: (("eq. (13) per symbol (the package's reading)", "as printed"), ("eq. (13) per symbol", "eq. (13) as printed"),
+          "the SNR of eq. (13) (gamma of (12) per symbol, the package's reading, or per bit as printed)", BER_NOTE),
+    BOTH: (("the package's readings", "the paper's literal setting (tau = 1, eq. (13) as printed)"),
+           ("the package's readings", "tau = 1 with eq. (13) as printed"),
+           "the package's two departures together (tau = 100 local steps and eq. (13) per symbol, against one gradient "
+           "step and eq. (13) as printed)", BOTH_NOTE),
+}
+
+
+def _at_both_ber(fn, figs, key=BER):
+    """A claim reading trainings judged at the profile's runs and, where the reading figure ``key`` ran for all of
+    ``figs``, at its reading (agree_across_readings, the printed reading required: b_required). Where it did not run,
+    the profile's verdict with the figure's note; a profile that reads (13) as printed has one reading."""
+    said, names, constant, note = BER_READINGS[key]
+
     def judged(tables, params):
         ev = fn(tables, params)
         if ev.verdict == "not_evaluated" or str(params.get("ber_snr")) == "bit":
             return ev
-        view = _ber_tables(tables, figs) if figs else None
+        view = _ber_tables(tables, figs, key) if figs else None
         if view is None:
-            return ev.but(reason="; ".join(x for x in (ev.reason, BER_NOTE) if x))
-        return _other_reading(ev, fn, view, params, ("eq. (13) per symbol (the package's reading)", "as printed"),
-                              names=("eq. (13) per symbol", "eq. (13) as printed"), b_required=True,
-                              constant="the SNR of eq. (13) (gamma of (12) per symbol, the package's reading, or per bit "
-                                       "as printed)")
+            expected = key == BER or (params.get("literal_ber") and params.get("literal_tau") not in (None, params.get("local_steps")))
+            return ev.but(reason="; ".join(x for x in (ev.reason, note) if x)) if expected else ev
+        return _other_reading(ev, fn, view, params, said, names=names, b_required=True, constant=constant)
     judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
     return judged
 
 
-def _ber_cf(cf, figs):
-    """A counterfactual applied to the tables and, the same way, to their literal_ber rows (where there are any)."""
+def _ber_cf(cf, figs, key=BER):
+    """A counterfactual applied to the tables and, the same way, to the rows of the reading figure ``key``."""
     def apply(tables, params):
         t2, p2 = cf(tables, params)
-        view = _ber_tables(tables, figs) if figs else None
+        view = _ber_tables(tables, figs, key) if figs else None
         if view is None:
             return t2, p2
         v2, _ = cf(view, params)
-        old = tables[BER]
-        mine = old["figure"].astype(str).isin([f"{BER}:{f}" for f in figs])
-        parts = [old[~mine]] + [v2[f].assign(figure=f"{BER}:{f}") for f in figs if v2.get(f) is not None]
-        return {**t2, BER: pd.concat(parts, ignore_index=True)}, p2
+        old = tables[key]
+        mine = old["figure"].astype(str).isin([f"{key}:{f}" for f in figs])
+        parts = [old[~mine]] + [v2[f].assign(figure=f"{key}:{f}") for f in figs if v2.get(f) is not None]
+        return {**t2, key: pd.concat(parts, ignore_index=True)}, p2
     return apply
 
 
-for _spec in list(CLAIMS):
-    if TRAINED_FIGS & set(_spec.figures) and _spec.id not in REGIME_FREE:  # REGIME_FREE: closed forms, no training
-        _figs = _ber_figs(_spec)
-        CLAIMS.rewrap(_spec.id, fn=_at_both_ber(_spec.fn, _figs), refute=_ber_cf(_spec.refute, _figs),
-                      support=_ber_cf(_spec.support, _figs),
-                      **({"figures": (*_spec.figures, BER), "tests": _spec.tests + BER_READING_NOTE} if _figs else {}))
+READING_NOTES = {BER: BER_READING_NOTE, BOTH: "; and at the paper's literal setting (tau = 1 with eq. (13) as printed, the "
+                                                "literal figure, where run): a verdict only where every reading gives it"}
+for _key in (BER, BOTH):
+    for _spec in list(CLAIMS):
+        if TRAINED_FIGS & set(_spec.figures) and _spec.id not in REGIME_FREE:  # REGIME_FREE: closed forms, no training
+            _figs = _ber_figs(_spec)
+            CLAIMS.rewrap(_spec.id, fn=_at_both_ber(_spec.fn, _figs, _key), refute=_ber_cf(_spec.refute, _figs, _key),
+                          support=_ber_cf(_spec.support, _figs, _key),
+                          **({"figures": (*_spec.figures, _key), "tests": _spec.tests + READING_NOTES[_key]} if _figs else {}))
 
 
 # ---- a PFL baseline whose training diverged ---------------------------------------------------------------------------
@@ -1849,7 +1868,7 @@ def _without_diverged_baselines(tables, figs):
 
 
 def _excluding_diverged_baselines(fn, figs):
-    own = {*figs, *(f"{lit}:{f}" for lit in (LITERAL, BER) for f in figs)}  # figure tags of the rows the claim reads
+    own = {*figs, *(f"{lit}:{f}" for lit in (LITERAL, BER, BOTH) for f in figs)}  # figure tags of the rows the claim reads
 
     def judged(tables, params):
         view, handled, drop = _without_diverged_baselines(tables, figs)

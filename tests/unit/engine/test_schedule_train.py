@@ -23,6 +23,27 @@ def test_epoch_plan_visits_every_sample_once_per_epoch(sizes, b, epochs):
     assert bool((plan.mask.any(2) == plan.active).all())
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=6), st.integers(1, 9), st.integers(1, 3))
+def test_epoch_plan_drop_leaves_out_only_the_incomplete_last_batch(sizes, b, epochs):
+    """last_batch="drop" (PFLlib's drop_last): every batch is full, floor(M/B) of them per pass, distinct samples in a
+    pass; a client smaller than one batch keeps one batch of its whole set; the same permutations as "partial"."""
+    g = lambda: torch.Generator().manual_seed(sum(sizes))  # noqa: E731
+    plan, full = epoch_plan(sizes, b, epochs, g(), last_batch="drop"), epoch_plan(sizes, b, epochs, g())
+    for n, m in enumerate(sizes):
+        used = m // b * b if m >= b else m
+        assert int(plan.active[:, n].sum()) == epochs * -(-used // b)
+        sizes_n = plan.mask[:, n].sum(1)[plan.active[:, n]]
+        assert set(sizes_n.tolist()) == {min(b, m)}  # no partial batch (a one-sample batch only where M = 1)
+        per_pass = plan.positions[:, n][plan.mask[:, n]].view(epochs, used)
+        assert all(len(set(row.tolist())) == used for row in per_pass)
+        # each pass is the first floor(M/B)*B samples of the permutation "partial" draws
+        kept = full.positions[:, n][full.mask[:, n]].view(epochs, m)[:, :used]
+        assert torch.equal(per_pass, kept)
+    with pytest.raises(ValueError, match="last_batch.*'partial', 'drop'.*'even'"):
+        epoch_plan(sizes, b, 1, g(), last_batch="even")
+
+
 def test_step_plan_per_client_batch_without_replacement():
     plan = step_plan([5, 50, 20], [3, 8, 100], 4, torch.Generator().manual_seed(0))
     assert plan.mask.sum(2)[0].tolist() == [3, 8, 20]

@@ -161,7 +161,7 @@ def test_scheduling_claims_keep_a_verdict_only_where_both_readings_of_tau_give_i
     same = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau:fig3", 0.04)}, params)
     assert same.verdict == "reproduced" and same.details["literal_reading"]["verdict"] == "reproduced"
     split = spec.evaluate({"fig3": win, "literal_tau": _sched_rows("literal_tau:fig3", -0.04)}, params)
-    assert split.verdict == "not_evaluated" and split.reason.startswith("depends on an unstated constant")
+    assert split.verdict == "not_evaluated" and split.reason.startswith("readings disagree")
     assert "tau = 100 (the package's reading): reproduced" in split.reason and "tau = 1" in split.reason
     both_fail = spec.evaluate({"fig3": lose, "literal_tau": _sched_rows("literal_tau:fig3", -0.04)}, params)
     assert both_fail.verdict == "not_reproduced"
@@ -195,7 +195,12 @@ def test_pfl_claims_are_judged_with_fedamp_deployed_both_ways():
     spec = CLAIMS["C27"]
     ev = spec.evaluate(tables, params)
     assert "(S13)" in ev.reason and "(S15)" in ev.reason
-    assert ev.verdict == "inconclusive" and "seeds would decide it" in ev.reason
+    # judging rule b: the deployments disagree (not reproduced with S13, inconclusive with S15), both shown
+    assert ev.verdict == "not_evaluated" and ev.reason.startswith("depends on an unstated constant: FedAMP's deployment")
+    sides = {k: v["verdict"] for k, v in ev.details["readings"].items()}
+    assert sides["FedAMP restarting from u_i (S13)"] == "not_reproduced", sides  # at tau = 1, with S15 inconclusive
+    assert sides["FedAMP anchor only (S15)"] == "inconclusive" and sides["tau = 100"] == "inconclusive", sides
+    assert "seeds would decide it" in next(v["reason"] for v in ev.details["readings"].values() if v["verdict"] == "inconclusive")
     assert spec.evaluate(*spec.refute(tables, params)).verdict == "not_reproduced"
     assert spec.evaluate(*spec.support(tables, params)).verdict == "reproduced"
 

@@ -157,10 +157,10 @@ def test_missing_dataset_regime_run_is_unavailable(tmp_path, monkeypatch):
 def test_the_literal_tau_groups_are_costed_apart():
     """A group at tau = 1 local step (literal_tau) does a hundredth of the tau = 100 group's local work: its cost-probe
     parts carry their own keys, so the costs tool never prices one with the other's measurement."""
-    from repro.papers.wpfl_minmax.experiments import cost_probe, literal_tau_runs
+    from repro.papers.wpfl_minmax.experiments import cost_probe, literal_runs, literal_tau_runs
     params = ex.load_params("wpfl_minmax", "paper")
     lit = literal_tau_runs(params)
-    lit_ids = {r.run_id for r in lit}
+    lit_ids = {r.run_id for r in lit + literal_runs(params)}  # the literal figure's groups are at tau = 1 too
     d1 = [s for rid, s in ex.job_specs("wpfl_minmax", "paper").items() if s.task == "train_group" and rid not in lit_ids]
     keys = lambda runs: {p.key for r in runs for p in cost_probe(r, 1).parts}  # noqa: E731
     assert lit and d1 and not keys(lit) & keys(d1)
