@@ -33,6 +33,7 @@ start costs a few CPU-seconds, more than many small runs. ``FigureSpec.run_ids``
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import importlib
@@ -541,9 +542,38 @@ def params_dir(slug: str) -> Path:
 
 
 def user_profile_file(slug: str, profile: str) -> Path:
+    """The project's own override file of ``slug`` in ``profile`` (or the committed selection in use: ``selection``)."""
     from repro.paths import config_dir
 
-    return config_dir() / "profiles" / profile / f"{slug}.yaml"
+    return _SELECTION.get((slug, profile)) or config_dir() / "profiles" / profile / f"{slug}.yaml"
+
+
+#: (slug, profile) -> the override file in use instead of the project's own (``selection``)
+_SELECTION: dict[tuple[str, str], Path] = {}
+
+
+def committed_selection(slug: str, profile: str) -> Path | None:
+    """The committed selection of a profile's runs that the clone holds results for: ``docs/paper_cpu/<slug>.yaml``
+    (the panels run at the paper's settings on a 2-core CPU), or None. A redraw without training reads it where the
+    full profile asks for runs that were never made here (``repro.pipeline.render_figure``)."""
+    from repro.paths import project_root
+
+    p = project_root() / "docs" / "paper_cpu" / f"{slug}.yaml"
+    return p if profile == "paper" and p.is_file() else None
+
+
+@contextlib.contextmanager
+def selection(slug: str, profile: str, path: Path):
+    """Parameters of ``slug`` in ``profile`` read with ``path`` as the override layer, inside the block."""
+    old = _SELECTION.get((slug, profile))
+    _SELECTION[(slug, profile)] = Path(path)
+    try:
+        yield
+    finally:
+        if old is None:
+            _SELECTION.pop((slug, profile), None)
+        else:
+            _SELECTION[(slug, profile)] = old
 
 
 _PARAMS_CACHE: dict = {}

@@ -278,6 +278,33 @@ def load_results(slug: str, fig: ex.FigureSpec, profile: str, partial: bool = Fa
 
 def render_figure(slug: str, fig_id: str, profile: str, run_missing: bool = False, device: str = "cpu", threads: int = 1,
                   partial: bool = False) -> list[Path]:
+    """:func:`draw_figure`; a redraw without training (``run_missing`` off) whose runs are not all here, in a profile
+    whose committed selection exists (``experiment.committed_selection``: the paper profile's panels a 2-core CPU
+    ran) and with no override file of the project's own, is drawn from that selection's runs, as committed, and says
+    so: the full profile's other panels (CNN, CIFAR-10) were never run here."""
+    try:
+        return draw_figure(slug, fig_id, profile, run_missing, device, threads, partial)
+    except FileNotFoundError as missing:
+        chosen = ex.committed_selection(slug, profile)
+        if run_missing or chosen is None or ex.user_profile_file(slug, profile).exists():
+            raise
+        with ex.selection(slug, profile, chosen):
+            try:
+                ex.figure_spec(slug, fig_id, profile)
+            except ConfigError:
+                raise missing from None  # the figure is not in the selection: the full profile's error stands
+            try:
+                written = draw_figure(slug, fig_id, profile, run_missing, device, threads, partial)
+            except FileNotFoundError:
+                raise missing from None
+        rel = chosen.relative_to(paths.project_root()) if chosen.is_relative_to(paths.project_root()) else chosen
+        _log(f"{slug}/{fig_id}: drawn from the committed runs of {rel} (the panels run at the paper's settings on a "
+             f"2-core CPU); the {profile} profile's other runs were never made here ({missing})")
+        return written
+
+
+def draw_figure(slug: str, fig_id: str, profile: str, run_missing: bool = False, device: str = "cpu", threads: int = 1,
+                partial: bool = False) -> list[Path]:
     """Render one figure / table from its runs' results into ``figures/<profile>/<slug>/``:
     ``.csv`` (every plotted number), ``.pdf`` and ``.png`` (with the profile's note as a footer), ``.md``
     (tables: the table; figures: what is plotted and where the numbers are). ``partial`` (with ``run_missing``

@@ -81,6 +81,8 @@ def femnist_run(params, seed, algorithm, mode, *, cj_epsilon=None, baseline=None
     cfg = {k: params[k] for k in _SHARED}
     if local_rule == "epochs":
         cfg.update({k: params[k] for k in _EPOCHS})
+        if params["last_batch"] != "partial":  # an epoch's incomplete last batch (repro.engine.schedule); the
+            cfg["last_batch"] = params["last_batch"]  # rule of the earlier runs keeps their ids
     else:
         cfg["one_step_clip"] = params["one_step_clip"]
     if server_step is None:
@@ -101,6 +103,7 @@ def iid_run(params, seed, mode, accountant=None, gamma=None, server_step=None) -
         server_step = params["server_step"][step_key("fedavg", mode, data="iid")]
     cfg.update(algorithm="fedavg", mode=mode, model="mlr", num_classes=10, rounds=params["iid_rounds"], tau=params["iid_tau"],
                local_epochs=params["iid_local_epochs"], lr=params["iid_lr"], batch_size=params["iid_batch_size"],
+               **({"last_batch": params["last_batch"]} if params["last_batch"] != "partial" else {}),
                momentum=params["momentum"], eps0=params["iid_eps"], delta0=params["iid_delta"], eval_odd=False,
                eval_train_loss=True, local_rule="epochs", cj_epsilon=None, cj_delta=params["cj_delta"],
                kappa=params["kappa"], data="synthetic_iid", data_seed=params["iid_data_seed"],

@@ -105,7 +105,8 @@ def run_training(cfg: dict, split, streams, log=print) -> dict:
     # momentum buffer (v <- m v + g + mu (w - w_global)), as in the authors' FedProxOptimizer (d_p is the buffer)
     learner = None
     if rule == "epochs":
-        setup = FLSetup(model, train, streams, lr=cfg["lr"], batch_size=cfg["batch_size"], local_epochs=cfg["local_epochs"])
+        setup = FLSetup(model, train, streams, lr=cfg["lr"], batch_size=cfg["batch_size"], local_epochs=cfg["local_epochs"],
+                        last_batch=cfg.get("last_batch", "partial"))
         learner = FedAvg(setup, mu=mu, momentum=cfg["momentum"], prox_in_momentum=True, upload_kind="update")
         everyone = setup.clients_or_all(None)
     w = model.init(streams.torch("init"), rows=1)[0]
