@@ -629,6 +629,26 @@ def on_every_panel(ev: Evidence, run_panels, paper_panels, params: Mapping, what
                          **{**ev.details, "measured_on_run_panels": evidence_summary(ev)})
 
 
+def on_stand_in(ev: Evidence, unobtainable: str, argument: "tuple[bool, str] | None" = None) -> Evidence:
+    """Judging rule h: ``ev`` was judged on a stand-in for data that cannot be had (``unobtainable`` says what and on
+    what). Not evaluated ("data not available offline"), the stand-in's verdict kept beside it (``surrogate_verdict``,
+    outside the counts), unless ``argument`` = (supports the claim?, its text): a regime argument that does not depend
+    on the data (a bound that holds on any data at the paper's stated setting). Where it and the stand-in's verdict
+    point the same way (supports and reproduced, or contradicts and not reproduced), the claim is decided, with both
+    as its evidence; where they differ, or the stand-in is undecided, it stays not evaluated with both shown."""
+    if ev.verdict == "not_evaluated":
+        return ev
+    text = f"{unobtainable} (on the stand-in: {ev.verdict.replace('_', ' ')})"
+    if argument is not None:
+        supports, said = argument
+        if (supports and ev.verdict == "reproduced") or (not supports and ev.verdict == "not_reproduced"):
+            return ev.but(reason=_joined(f"decided without the paper's data (judging rule h): {said}; the stand-in agrees: "
+                                         f"{text}", ev.reason),
+                          details={**ev.details, "surrogate_verdict": evidence_summary(ev), "data_free_argument": said})
+        text += f"; a data-free argument {'supports' if supports else 'contradicts'} the claim ({said}), the stand-in does not agree"
+    return not_evaluated(text, category="offline", surrogate_verdict=evidence_summary(ev), **ev.details)
+
+
 def judge_or_missing(fn: Callable, tables: Mapping, params: Mapping) -> Evidence:
     """``fn(tables, params)``, or ``not_evaluated`` naming the missing data (as ClaimSpec.evaluate does): one reading
     of a claim judged on other tables than the claim's own."""

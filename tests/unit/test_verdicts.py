@@ -386,3 +386,20 @@ def test_printed_magnitude_out_of_reach_is_evidence():
     assert ev.verdict == "not_evaluated" and cl.not_evaluated_category(ev.reason) == "unreachable"
     assert cl.printed_magnitude([0.5, 0.51, 0.49], 0.5, 0.9, rtol=0.25).verdict == "reproduced"  # within reach
     assert cl.printed_magnitude([-0.01, -0.02, -0.015], -0.2, 0.03, rtol=0.25).verdict == "not_reproduced"  # a cost
+
+
+def test_a_stand_in_decides_only_with_a_data_free_argument_that_agrees():
+    """Rule h: a verdict on a stand-in for unobtainable data is not evaluated (the stand-in's verdict beside it),
+    unless a data-free argument points the same way; an argument and a stand-in that disagree decide nothing."""
+    up = cl.direction(pd.Series([0.3, 0.4, 0.5]), expect="positive")
+    down = cl.direction(pd.Series([-0.3, -0.4, -0.5]), expect="positive")
+    plain = cl.on_stand_in(up, "data X unobtainable")
+    assert plain.verdict == "not_evaluated" and cl.not_evaluated_category(plain.reason) == "offline"
+    assert plain.details["surrogate_verdict"]["verdict"] == "reproduced"
+    assert cl.on_stand_in(up, "X", (True, "a bound on any data")).verdict == "reproduced"
+    assert cl.on_stand_in(down, "X", (False, "a bound on any data")).verdict == "not_reproduced"
+    for ev, supports in ((down, True), (up, False)):
+        mixed = cl.on_stand_in(ev, "X", (supports, "a bound"))
+        assert mixed.verdict == "not_evaluated" and "does not agree" in mixed.reason
+    flat = cl.direction(pd.Series([0.3, -0.4, 0.2]), expect="positive")
+    assert cl.on_stand_in(flat, "X", (True, "a bound")).verdict == "not_evaluated"

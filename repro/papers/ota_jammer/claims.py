@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from repro.claims import (ClaimSet, Evidence, MissingData, combine, direction, edit, evidence_summary, exact, exact_holds, need,
-                          comparisons, not_evaluated, number, per_seed, unchanged)
+                          comparisons, not_evaluated, number, on_stand_in, per_seed, unchanged)
 from repro.papers.ota_jammer.experiments import (ALGO_LABEL, BASELINE_LABEL, IID_LABEL, NO_CJ_LABEL, NONPRIVATE_LABEL,
                                                  ONE_STEP_LABEL, channel_only_series, cj_series)
 from repro.papers.ota_jammer.privacy import NO_CJ_NAME, ONE_STEP_NAME, cj_name
@@ -897,21 +897,42 @@ def _on_surrogate(tables, figs) -> list[str]:
     return out
 
 
-def _real_data_guard(fn, figs):
-    """A training claim's verdict on the surrogate is not evaluated ("data not available offline"): the paper trained
-    on FEMNIST, unobtainable here, and a surrogate verdict cannot be shown to agree with it (judging rule 1, as for a
-    reduced profile); the surrogate's verdict is kept in the details. A claim already not evaluated keeps its reason."""
+def _real_data_guard(fn, figs, argument=None):
+    """A training claim's verdict on the surrogate (the paper trained on FEMNIST, unobtainable here) is judged by the
+    engine's stand-in rule (repro.claims.on_stand_in, judging rule h): not evaluated, the surrogate's verdict beside,
+    unless a data-free regime argument (``argument(params)``: supports?, text) and the surrogate agree."""
     def judged(tables, params):
         ev = fn(tables, params)
         on = _on_surrogate(tables, figs)
         if ev.verdict == "not_evaluated" or not on:
             return ev
-        return not_evaluated(f"FEMNIST is not obtainable here and {', '.join(on)} trained on its MNIST-digit surrogate: "
-                             f"not the paper's experiment (on the surrogate: {ev.verdict.replace('_', ' ')})",
-                             category="offline", surrogate_verdict=evidence_summary(ev), **ev.details)
+        return on_stand_in(ev, f"FEMNIST is not obtainable here and {', '.join(on)} trained on its MNIST-digit surrogate: "
+                               f"not the paper's experiment", argument=None if argument is None else argument(params))
     judged.__name__, judged.__doc__ = fn.__name__, fn.__doc__
     return judged
 
+
+def _noise_floor_argument(params, rising: bool):
+    """The data-free argument for C13 / C14 (rule h): every transmitted update is clipped to tau, so no data gives
+    a round's aggregate a signal above tau, while the noise norm per round at the jammer targets (kappa x its bound)
+    is fixed by the paper's constants (regime.noise_to_signal_floor). Supports 'the noise impedes learning' where the
+    floor exceeds 1 (noise above any signal, every round) at every target, against the no-jammer floor below 1; C13
+    also needs it to rise as the target falls."""
+    from repro.papers.ota_jammer.regime import noise_to_signal_floor
+
+    eps = sorted(params["cj_epsilons"], reverse=True)
+    floors = [noise_to_signal_floor(params, e, params["kappa"]) for e in eps]
+    none = noise_to_signal_floor(params, None, params["kappa"])
+    ok = none < 1 and all(f > 1 for f in floors) and (not rising or all(a < b for a, b in zip(floors, floors[1:])))
+    return ok, (f"the noise per round is at least {' / '.join(f'{f:.3g}' for f in floors)} x the largest signal any data "
+                f"can give (updates clipped to tau) at targets {' / '.join(f'{e:g}' for e in eps)} with the jammer at "
+                f"{params['kappa']:g}x its bound, against {none:.3g} x without the jammer (M = {params['rounds']}, the "
+                f"paper's |D|, d of the MLP)")
+
+
+#: claims a data-free regime argument decides together with the surrogate (rule h)
+DATA_FREE_ARGUMENTS = {"C13": lambda p: _noise_floor_argument(p, rising=True),
+                       "C14": lambda p: _noise_floor_argument(p, rising=False)}
 
 
 def _as_real_data(cf):
@@ -926,5 +947,6 @@ def _as_real_data(cf):
 for _spec in list(CLAIMS):
     _figs = tuple(f for f in _spec.figures if f in FEMNIST_FIGS)
     if _figs and _spec.kind == "direction":  # training outcomes; the calibrations (C1, C2) and constructions are not
-        CLAIMS.rewrap(_spec.id, fn=_real_data_guard(_spec.fn, _figs), refute=_as_real_data(_spec.refute),
+        CLAIMS.rewrap(_spec.id, fn=_real_data_guard(_spec.fn, _figs, DATA_FREE_ARGUMENTS.get(_spec.id)),
+                      refute=_as_real_data(_spec.refute),
                       support=_as_real_data(_spec.support))

@@ -88,3 +88,20 @@ def measure(cfg: dict, split, streams, log=print) -> dict:
     out["prox_cosine"] = float(agg_avg @ agg_prox / (np.linalg.norm(agg_avg) * np.linalg.norm(agg_prox)))
     out["status"] = "ok"
     return out
+
+
+def noise_to_signal_floor(params: dict, eps: float | None, kappa: float) -> float:
+    """Data-free lower bound of the per-round noise-to-signal ratio at the paper's setting: the noise norm
+    ``sqrt(d) std`` of the aggregate (receiver noise sigma_c/alpha_u, plus the jammer's at ``kappa`` x its bound (22)-(23)
+    for target ``eps``; None: no jammer) against the largest signal any data can give, ``tau`` (every transmitted update
+    is clipped to tau and the aggregate weights sum to at most 1; measured in units of tau as in :func:`measure`).
+    Depends only on the paper's stated constants: d of the MLP, M, |D| = 16,421, sigma_c, eps0, delta0, the target."""
+    from repro.papers.ota_jammer.data import train_sizes
+
+    d = 784 * int(params["hidden"]) + int(params["hidden"]) + int(params["hidden"]) * int(params["num_classes"]) + int(params["num_classes"])
+    M, D = int(params["rounds"]), int(sum(train_sizes(params["classes_per_client"], 1.0)))
+    ch_std = float(params["sigma_c"]) / server_factor_for_target(params["eps0"], params["delta0"], M, D, params["sigma_c"])
+    std = ch_std if eps is None else math.sqrt(
+        ch_std ** 2 + jammer_model_std(required_noise_variance(eps, params["cj_delta"], M, D), ch_std ** 2, kappa) ** 2)
+    return math.sqrt(d) * std
+
