@@ -71,3 +71,21 @@ def test_a_summary_percentage_naming_no_panel_waits_for_every_panel(slug, cid):
     c = _judged(slug, cid)
     assert c.verdict == "not_evaluated" and c.reason.startswith("not run at this scale")
     assert "only (" in c.reason and "not run; measured:" in c.reason
+
+
+def test_wpfl_c38_dithering_vs_ma_rests_on_an_unstated_step_and_vs_gaussian_is_judged_apart():
+    """Rule a + the unstated constant: Dithering gets MA's noise, so Dithering vs MA differs only by Dithering's
+    quantization step, whose scale the paper does not state (as C21); Dithering vs Gaussian is its own part."""
+    c = _judged("wpfl_minmax", "C38")
+    assert c.verdict == "not_evaluated" and c.reason.startswith("depends on an unstated constant")
+    assert "quantization step" in c.reason and "vs Gaussian" in c.reason
+
+
+def test_dp_ditto_claim_9_is_not_censored_at_the_papers_own_range():
+    """Rule d: at the printed step the eps = 1 loss still falls at T = 100 in every seed; T = 100 is the end of the
+    paper's own Fig. 5, inside which it reports the degradation: not censored but not reproduced at that reading, so the
+    two readings of the local step disagree (D1 reproduced)."""
+    c = _judged("dp_ditto", "9")
+    assert c.verdict == "not_evaluated" and c.reason.startswith("readings disagree")
+    sides = {k: v["verdict"] for k, v in c.details["readings"].items()}
+    assert sorted(sides.values()) == ["not_reproduced", "reproduced"], sides
