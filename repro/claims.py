@@ -422,9 +422,12 @@ def comparisons(parts: Mapping[str, Any], *, level: float = LEVEL, reason: str =
                     for n, e in judged.items()}
     degenerate = [n for n in judged if n not in decided]
     why = ev.reason + (f"; degenerate (exact ties): {', '.join(degenerate)}" if degenerate else "")
+    needed = {}
     if ev.verdict == "inconclusive":
-        why += "; " + _seed_statement(decided)
-    return ev.but(reason=why.strip("; "), details={**(details or {}), "parts": parts_detail,
+        text, n = _seed_statement(decided)
+        why += "; " + text
+        needed = {"seeds_needed": n} if n else {}
+    return ev.but(reason=why.strip("; "), details={**(details or {}), "parts": parts_detail, **needed,
                                                     "rule": "parts judged apart, seeds the unit (judging rules a, g)"})
 
 
@@ -473,20 +476,22 @@ def trend(curves, *, expect: str = "positive", level: float = LEVEL, reason: str
                   tolerance=f"{_pct(level)} interval over seeds of each seed's mean step vote (+1 / -1 / 0) > 0")
 
 
-def _seed_statement(parts: Mapping[str, Evidence]) -> str:
+def _seed_statement(parts: Mapping[str, Evidence]) -> tuple[str, int | None]:
     """Rule g: how many seeds would decide an inconclusive combination of parts at the measured effects and spreads
-    (a part against the paper refuted at the Bonferroni level, or every part on the paper's side reproduced)."""
+    (a part against the paper refuted at the Bonferroni level, or every part on the paper's side reproduced): the
+    statement and the number (None where more seeds would not decide it). What they cost is added where the claims
+    are written (``repro.costs.seed_price``, from the recorded CPU time of the claim's runs)."""
     open_ = {n: e for n, e in parts.items() if e.verdict == "inconclusive"}
     against = {n: e.details.get("seeds_to_decide") for n, e in open_.items() if (e.effect or 0) < 0}
     against = {n: v for n, v in against.items() if v}
     if against:
         n, v = min(against.items(), key=lambda kv: kv[1])
-        return f"at the measured effects and spreads, {v} seeds would decide it against the paper ({n})"
+        return f"at the measured effects and spreads, {v} seeds would decide it against the paper ({n})", int(v)
     if all((e.effect or 0) > 0 for e in open_.values()):
         need = [e.details.get("seeds_to_decide") for e in open_.values()]
         if need and all(need):
-            return f"at the measured effects and spreads, {max(need)} seeds would reproduce every part"
-    return "more seeds would not decide it at the measured effects (a part with no measurable effect)"
+            return f"at the measured effects and spreads, {max(need)} seeds would reproduce every part", int(max(need))
+    return "more seeds would not decide it at the measured effects (a part with no measurable effect)", None
 
 
 def bonferroni(parts: int, family: float = LEVEL) -> float:

@@ -403,6 +403,31 @@ LEDGER = "docs/run_costs.json"
 STORE = "docs/costs.json"  # the probe measurements of ``python -m repro.costs`` (per part)
 
 
+def seed_price(slug: str, profile: str, figures, seeds_needed: int, ledger: dict | None = None) -> str | None:
+    """What ``seeds_needed`` seeds of a claim would cost (judging rule g), from the recorded CPU time of the runs of its
+    ``figures`` (the ledger, ``LEDGER``) divided by the seeds the profile ran: a floor, since a run resumed after an
+    interruption records the CPU time of its last part only. None where nothing is recorded or no seed is missing."""
+    import json
+
+    if ledger is None:
+        path = paths.project_root() / LEDGER
+        ledger = json.loads(path.read_text()) if path.is_file() else {}
+    rec = (ledger.get(profile) or {}).get(slug) or {}
+    params = ex.load_params(slug, profile)
+    have = len(params.get("seeds") or []) or 1
+    more = int(seeds_needed) - have
+    jobs = set()
+    for f in ex.figure_specs(slug, profile):
+        if f.fig_id in set(figures):
+            jobs.update(f.job_ids)
+    cpu = [rec[j] for j in jobs if rec.get(j) is not None]
+    if more <= 0 or not cpu:
+        return None
+    per_seed = sum(cpu) / have / 3600.0
+    return (f"the {more} more seed(s) would cost at least {more * per_seed:.2g} CPU-hours ({per_seed:.2g} per seed: "
+            f"the recorded CPU time of the {len(cpu)} runs of {', '.join(sorted(set(figures)))} over {have} seeds, {LEDGER})")
+
+
 def recorded_ledger(profiles=None) -> dict:
     """``{profile: {slug: {job id: CPU seconds}}}`` from the result files under ``results/`` (jobs run on a CPU);
     ``None`` for a job whose dataset was unavailable when it ran (what it costs with the data is not known)."""

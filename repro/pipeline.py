@@ -521,6 +521,14 @@ def evaluate_claims(slug: str, profile: str) -> Path:
     from repro.claims import verdict_counts
 
     claims = registry.module(slug, "claims").CLAIMS.evaluate(paper_tables(slug, profile), ex.load_params(slug, profile))
+    from repro.costs import seed_price
+
+    for c in claims:  # rule g: what the seeds that would decide an inconclusive claim cost
+        d = c.details or {}
+        n = (d.get("seeds_needed") or d.get("seeds_to_decide")) if c.verdict == "inconclusive" else None
+        price = seed_price(slug, profile, c.figures, n) if n else None
+        if price:
+            c.reason = f"{c.reason}; {price}"
     out = paths.results_dir(profile, slug) / "claims.json"
     write_json(out, [c.to_dict() for c in claims])
     _log(f"{slug}: verdicts {verdict_counts(claims)}")

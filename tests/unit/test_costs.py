@@ -239,3 +239,19 @@ def test_flop_counter_counts_a_grouped_convolutions_weight_gradient_once():
     with flop_counter() as c:
         torch.nn.functional.conv2d(x1, w1, groups=groups).sum().backward()
     assert c.get_total_flops() == 2 * fwd
+
+
+def test_seed_price_prices_the_missing_seeds_from_the_claims_runs():
+    """Judging rule g: an inconclusive claim says what the seeds that would decide it cost: the recorded CPU time of
+    its figures' runs per seed, times the seeds it lacks; nothing where no seed is missing or nothing is recorded."""
+    from repro import experiment as ex
+    from repro.costs import seed_price
+
+    fig = ex.figure_spec("acfl", "fig3", "paper")
+    have = len(ex.load_params("acfl", "paper")["seeds"])
+    ledger = {"paper": {"acfl": {j: 3600.0 for j in fig.job_ids}}}
+    text = seed_price("acfl", "paper", ["fig3"], have + 2, ledger=ledger)
+    per_seed = len(fig.job_ids) / have
+    assert text.startswith(f"the 2 more seed(s) would cost at least {2 * per_seed:.2g} CPU-hours"), text
+    assert seed_price("acfl", "paper", ["fig3"], have, ledger=ledger) is None
+    assert seed_price("acfl", "paper", ["fig3"], have + 2, ledger={}) is None
