@@ -410,33 +410,70 @@ def close(fig) -> None:
 # A table block is (caption, header, rows): rows are lists of already formatted strings.
 
 
+#: table layout: the widest a wrapped header / body line may be (characters), and the inches one character and one
+#: line take at font size 1 (DejaVu Sans; a little generous, so that a cell never cuts its text)
+HEADER_WRAP, CELL_WRAP = 16, 44
+CHAR_IN, LINE_IN = 0.62 / 72, 1.45 / 72
+
+
+def _wrap_cell(text, width: int) -> str:
+    """``text`` wrapped to ``width`` characters per line, at ", " and spaces (a long number list breaks after a comma);
+    a word longer than the width keeps its own line."""
+    import textwrap
+
+    lines = []
+    for part in str(text).split("\n"):
+        lines += textwrap.wrap(part, width=width, break_long_words=False, break_on_hyphens=False) or [""]
+    return "\n".join(lines)
+
+
+def table_layout(header, rows, wrap_header: int = HEADER_WRAP, wrap_cell: int = CELL_WRAP):
+    """(wrapped header, wrapped rows, column widths in characters, lines per row incl. the header): what a table
+    needs so that no header or cell is cut (``draw_tables``)."""
+    head = [_wrap_cell(h, max(wrap_header, max((len(w) for w in str(h).split()), default=1))) for h in header]
+    body = [[_wrap_cell(c, wrap_cell) for c in r] for r in rows]
+    cols = [max(len(line) for cell in [head[j]] + [r[j] for r in body] for line in cell.split("\n"))
+            for j in range(len(header))]
+    lines = [max(c.count("\n") + 1 for c in row) for row in [head] + body]
+    return head, body, cols, lines
+
+
 def draw_tables(blocks, title: str, profile: str, note: str | None = None, width: float = 8.5,
                 col_widths=None, cell_colour=None, fontsize: float = 7.5, cell_loc: str = "center"):
     """Draw one or more tables (one block per axis) as a figure; the header row is shaded.
 
-    ``blocks`` is a list of ``(caption | None, header, rows)``. ``col_widths`` is a list of fractions or
-    ``"auto"`` (each column as wide as its longest cell). ``cell_colour(block_index, row, col) -> colour |
-    None`` may shade body cells (rows from 1).
+    ``blocks`` is a list of ``(caption | None, header, rows)``. Headers and cells are wrapped (``table_layout``), each
+    column is as wide as its widest line and each row as tall as its tallest cell, and the figure is as wide as the
+    widest table needs (at least ``width``), so no text is cut. ``col_widths``: a list of fractions of the table's
+    width (kept where the content fits in them), ``"auto"`` or None (from the content). ``cell_colour(block_index,
+    row, col) -> colour | None`` may shade body cells (rows from 1).
     """
-    heights = [0.45 + 0.24 * (len(rows) + 1) for _, _, rows in blocks]
+    laid = [table_layout(header, rows) for _, header, rows in blocks]
+    pad = 2  # characters of padding per column
+    need_in = max((sum(c + pad for c in cols) * CHAR_IN * fontsize for _, _, cols, _ in laid), default=width)
+    width = max(width, need_in + 0.3)
+    line_in = LINE_IN * fontsize
+    heights = [0.45 + line_in * sum(lines) + 0.04 * len(lines) for _, _, _, lines in laid]
     fig, axes = subplots(len(blocks), 1, width=width, height=1.0, gridspec_kw={"height_ratios": heights})
     fig.set_size_inches(width, sum(heights) + 0.7)
-    for b, (ax, (caption, header, rows)) in enumerate(zip(axes.flat, blocks)):
+    for b, (ax, (caption, header, rows), (head, body, cols, lines)) in enumerate(zip(axes.flat, blocks, laid)):
         ax.axis("off")
         ax.grid(False)
         if caption:
             t = ax.set_title(caption, fontsize=9, loc="left")
             if fit_text(fig, t, 0.98 * _figure_width_px(fig)):  # a long caption wraps (never cut, never widens the image)
                 heights[b] += (t.get_text().count("\n") - caption.count("\n")) * 1.25 * 9 / 72
-        auto = isinstance(col_widths, str) and col_widths == "auto"
-        widths = col_widths if not auto and col_widths is not None and len(col_widths) == len(header) else None
-        tab = ax.table(cellText=[[str(c) for c in r] for r in rows], colLabels=[str(h) for h in header],
-                       cellLoc=cell_loc, colWidths=widths, bbox=[0, 0, 1, 1])
+        content = [c + pad for c in cols]
+        fit = (isinstance(col_widths, (list, tuple)) and len(col_widths) == len(header)
+               and all(w * sum(content) >= c for w, c in zip(col_widths, content)))
+        widths = list(col_widths) if fit else [c / sum(content) for c in content]
+        used = sum(content) * CHAR_IN * fontsize / width  # the table's share of the figure's width
+        tab = ax.table(cellText=body, colLabels=head, cellLoc=cell_loc, colWidths=widths,
+                       bbox=[0, 0, min(1.0, max(used, 0.6)) if not fit else 1.0, 1])
         tab.auto_set_font_size(False)
         tab.set_fontsize(fontsize)
-        if auto:
-            tab.auto_set_column_width(list(range(len(header))))
         for (r, c), cell in tab.get_celld().items():
+            cell.set_height(lines[r] + 0.5)  # relative: the bbox scales the rows, keeping their proportions
             if r == 0:
                 cell.set_facecolor("#e8eef7")
             elif cell_colour is not None and (colour := cell_colour(b, r, c)):
