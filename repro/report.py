@@ -106,18 +106,36 @@ def claim_line(c: dict) -> str:
     return f"{txt} ({eff})" if eff else txt
 
 
+#: a figure caption is one paragraph (the report's and the gallery's); the rest is in the figure's .md
+CAPTION_NOTE_CHARS = 240
+
+
 def figure_caption(profile: str, slug: str, fig: ex.FigureSpec, claims: list[dict] | None, params: dict | None = None) -> str:
-    """Caption of a figure from what was measured: its title, what the profile reduces, and the verdict of
-    every claim judged on it."""
+    """Caption of a figure, one paragraph: its title, the profile's note (its first words), the verdicts of the claims
+    judged on it grouped by verdict (a not-evaluated claim by its named reason), and where the numbers, the reasons and
+    the drawing code are (the figure's .md, claims.md)."""
+    from repro.claims import not_evaluated_category
+
     parts = [fig.title.rstrip(".") + "."]
     note = (params or {}).get("profile_note")
     if note:
-        parts.append(f"Profile `{profile}`: {note.rstrip('.')}.")
+        head = _headline(note, CAPTION_NOTE_CHARS)
+        parts.append(f"Profile `{profile}`: {head}" + ("" if head.endswith("...") else "."))
     mine = [c for c in (claims or []) if fig.fig_id in c.get("figures", [])]
     if claims is None:
         parts.append("Claims not evaluated yet.")
     elif mine:
-        parts.append(f"Measured: {column_summary(mine)} - " + "; ".join(claim_line(c) for c in mine) + ".")
+        groups: dict[str, list[str]] = {}
+        for c in mine:
+            key = COLUMN_TEXT[record_column(c)]
+            if c["verdict"] == "not_evaluated":
+                cat = not_evaluated_category(c.get("reason", ""))
+                key += f" ({NOT_EVALUATED_REASONS.get(cat, 'other reason')}" + (
+                    f"; on the stand-in: {(c.get('details') or {}).get('surrogate_verdict', {}).get('verdict', '').replace('_', ' ')}"
+                    if (c.get("details") or {}).get("surrogate_verdict") else "") + ")"
+            groups.setdefault(key, []).append(c["id"])
+        parts.append("Verdicts: " + "; ".join(f"{k} {', '.join(v)}" for k, v in groups.items()) + ".")
+    parts.append(f"Numbers, reasons and drawing code: figures/{profile}/{slug}/{fig.fig_id}.md and claims.md.")
     return " ".join(parts)
 
 

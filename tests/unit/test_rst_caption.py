@@ -62,3 +62,19 @@ def test_figure_template_with_an_escaped_caption():
 def test_common_smk_escapes_the_caption():
     smk = "".join((ROOT / "workflow" / "rules" / "common.smk").read_text().split())  # formatter-independent
     assert "rst.escape(rp.figure_caption(" in smk
+
+
+def test_every_committed_figure_caption_is_one_short_paragraph():
+    """A report / gallery caption is a paragraph (title, the profile's note cut short, the verdicts by reason, where the
+    rest is), never the figure's whole .md: under 1,000 characters for every committed figure of both profiles."""
+    from repro import experiment as ex
+    from repro import registry
+    from repro import report as rp
+
+    for profile in ("quick", "paper"):
+        for slug in registry.slugs():
+            claims, params = rp.load_paper_claims(profile, slug), ex.load_params(slug, profile)
+            for fig in ex.figure_specs(slug, profile):
+                text = rp.figure_caption(profile, slug, fig, claims, params)
+                assert len(text) < 1000 and "\n" not in text, (slug, fig.fig_id, len(text))
+                assert f"figures/{profile}/{slug}/{fig.fig_id}.md" in text
