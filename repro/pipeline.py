@@ -362,6 +362,9 @@ def draw_figure(slug: str, fig_id: str, profile: str, run_missing: bool = False,
     written += save_figure(rendered.figure, base)
     close(rendered.figure)
     md = rendered.markdown if rendered.markdown is not None else figure_markdown(fig, ctx, data)
+    title_note = getattr(rendered.figure, "_repro_title_note", None)
+    if title_note and title_note not in " ".join(md.split()):  # the figure's title shows it cut (plotting.short_note)
+        md = md.rstrip("\n") + f"\n\nOn the figure, under its title (in full): {title_note}\n"
     if diverged:
         md += f"\nTRAINING DIVERGED (loss not finite or above 1e6; {DIVERGED_RULE}):\n\n" + \
             "\n".join(f"- {line}" for line in describe_divergence(diverged)) + "\n"

@@ -118,12 +118,27 @@ def _figure_width_px(fig) -> float:
     return fig.get_figwidth() * fig.dpi
 
 
+#: the longest note a figure's title carries; a longer one is cut there on the figure and kept whole in its .md
+TITLE_NOTE_CHARS = 160
+
+
+def short_note(note: str, limit: int = TITLE_NOTE_CHARS) -> str:
+    """``note`` as the title shows it: whole if short, else its first words up to ``limit`` characters and a pointer
+    to the figure's .md (which holds it whole: ``repro.pipeline.draw_figure``)."""
+    one = " ".join(str(note).split())
+    if len(one) <= limit:
+        return one
+    return one[:limit].rsplit(" ", 1)[0].rstrip(",;:.( ") + " ... (in full in the figure's .md)"
+
+
 def suptitle(fig, title: str, profile: str, note: str | None = None) -> None:
     """Figure title with the profile (and e.g. a dataset substitute) named, wrapped to the figure's width
-    (a one-line title or note no longer sets the width of the saved image)."""
+    (a one-line title or note no longer sets the width of the saved image). A long ``note`` is cut on the figure
+    (``short_note``) and kept whole on the figure object (``fig._repro_title_note``) for its .md."""
     text = f"{title}  [profile: {profile}]"
     if note:
-        text += f"\n{note}"
+        fig._repro_title_note = " ".join(str(note).split())
+        text += f"\n{short_note(note)}"
     t = fig.suptitle(text, fontsize=10)
     if fit_text(fig, t, 0.98 * _figure_width_px(fig)):
         extra = t.get_text().count("\n") - text.count("\n")  # lines the wrapping added: the figure grows by them

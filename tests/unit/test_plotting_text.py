@@ -54,7 +54,9 @@ def test_long_table_title_and_note_wrap_to_the_figure(tmp_path):
                                width=8.0, col_widths="auto")
     plotting.stamp_profile_note(fig, "quick", " ".join(WORDS[300:]))
     words = all_words(fig)
-    assert all(w in words for w in WORDS)
+    # the title, the caption and the footer whole on the figure; the long note cut there, kept whole for the .md
+    assert all(w in words for w in WORDS[:80] + WORDS[300:])
+    assert fig._repro_title_note == " ".join(WORDS[80:300])
     w, _ = png_size(fig, tmp_path, "table")
     assert w <= 8.0 * DPI * 1.05, w  # a one-line title used to set the width (thousands of pixels)
     plotting.close(fig)
@@ -98,3 +100,23 @@ def test_a_note_at_the_top_is_stacked_above_the_verdict_stamp():
     r = fig.canvas.get_renderer()
     assert note.get_window_extent(r).y0 >= box.get_bbox_patch().get_window_extent(r).y1 - 0.5
     plt.close(fig)
+
+
+def test_a_long_title_note_is_cut_on_the_figure_and_kept_whole_for_its_md():
+    """One short title: a note over TITLE_NOTE_CHARS shows its first words and a pointer; the figure keeps it whole
+    (``_repro_title_note``) for the .md that ``repro.pipeline.draw_figure`` writes beside it."""
+    import matplotlib.pyplot as plt
+
+    from repro.plotting import TITLE_NOTE_CHARS, short_note, suptitle
+
+    long = "solid ACFL, dashed SCFL (the package's reconstruction: projection and privacy map) " * 4
+    assert short_note("short note") == "short note"
+    cut = short_note(long)
+    assert len(cut) <= TITLE_NOTE_CHARS + 40 and cut.endswith("(in full in the figure's .md)")
+    fig = plt.figure()
+    try:
+        suptitle(fig, "Fig. 4", "paper", long)
+        assert fig._repro_title_note == " ".join(long.split())
+        assert "in full in the figure's .md" in fig._suptitle.get_text().replace("\n", " ")
+    finally:
+        plt.close(fig)
