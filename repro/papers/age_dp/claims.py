@@ -16,7 +16,7 @@ import pandas as pd
 from scipy.special import ndtri  # standard normal quantile (scipy.stats is slow to import)
 
 from repro.claims import (ClaimSet, Evidence, MissingData, combine, edit, exact, exact_holds, need, not_evaluated,
-                          unchanged)
+                          evidence_summary, unchanged)
 from repro.papers.age_dp import checks
 from repro.papers.age_dp.figures import EXACT_SEED, alternative_series, parse_epsilon_metric
 from repro.papers.age_dp.markov_database import cyclic_transition_matrix
@@ -160,11 +160,28 @@ def _s_scan_note(tables, params, rule: str) -> str:
             f"{scan.loc[s_run, 'log10_loss_min']:.2f} (package check: table91 (b), fig92)")
 
 
-def _allowed_s(scan) -> list[float]:
-    """The scanned s whose lowest Fig. 3(a) curve lies in the paper's lowest y-axis decade (10^2 .. 10^3): the
-    range of s the paper's figure allows (eq. (7)'s s is not stated by the paper)."""
-    lo = PAPER_FIG3A_DECADES[0]
-    return [float(s) for s in scan.index if lo <= scan.loc[s, "log10_loss_min"] < lo + 1]
+def _axis_fits(scan) -> tuple[list[float], list[float]]:
+    """(the scanned s whose lowest Fig. 3(a) curve lies in the paper's lowest y-axis decade, 10^2 .. 10^3; those whose
+    highest curve stays under the axis' top, 10^5): what each end of the paper's axis allows (s is not stated)."""
+    lo, hi = PAPER_FIG3A_DECADES
+    bottom = [float(s) for s in scan.index if lo <= scan.loc[s, "log10_loss_min"] < lo + 1]
+    top = [float(s) for s in scan.index if "log10_loss_max" in scan and scan.loc[s, "log10_loss_max"] <= hi]
+    return bottom, top
+
+
+def _allowed_s(scan) -> tuple[list[float], str]:
+    """The scanned s the paper's Fig. 3(a) axis allows at both ends (eq. (7)'s s is not stated by the paper), and the
+    words for it. Where no s fits both ends, the axis decides nothing: every scanned s, with the conflict stated."""
+    bottom, top = _axis_fits(scan)
+    both = [s for s in bottom if s in top]
+    fmt = lambda v: ", ".join(f"{x:g}" for x in v)  # noqa: E731
+    if both:
+        return both, (f"the paper's Fig. 3(a) axis (10^{PAPER_FIG3A_DECADES[0]:g} .. 10^{PAPER_FIG3A_DECADES[1]:g}) "
+                      f"allows the scanned s in {{{fmt(both)}}}")
+    return [float(s) for s in scan.index], (
+        f"the paper's Fig. 3(a) axis fits no scanned s: its bottom (lowest curve in 10^{PAPER_FIG3A_DECADES[0]:g} .. "
+        f"10^{PAPER_FIG3A_DECADES[0] + 1:g}) needs s in {{{fmt(bottom)}}}, its top (every curve under "
+        f"10^{PAPER_FIG3A_DECADES[1]:g}) s in {{{fmt(top)}}}; judged over every scanned s ({fmt(scan.index)})")
 
 
 def _s_range_verdict(tables, params, rule: str, at_run: Evidence | None = None, what: str = "") -> Evidence:
@@ -176,9 +193,9 @@ def _s_range_verdict(tables, params, rule: str, at_run: Evidence | None = None, 
         raise MissingData("s scan (table91 (b)) not regenerated")
     n = int(scan["grid_points"].iloc[0])
     counts = {float(s): int(scan.loc[s, rule]) for s in scan.index}
-    allowed = _allowed_s(scan)
+    allowed, axis = _allowed_s(scan)
     details = {"s_scan": {f"{s:g}": f"{c}/{n}" for s, c in counts.items()},
-               "s_allowed_by_fig3a_axis": allowed,
+               "s_allowed_by_fig3a_axis": allowed, "fig3a_axis_fits": dict(zip(("bottom", "top"), _axis_fits(scan))),
                "log10_lowest_fig3a_curve": {f"{s:g}": round(float(scan.loc[s, "log10_loss_min"]), 3) for s in scan.index},
                "s_as_run": float(params["sensitivity"])}
     if at_run is not None:
@@ -187,11 +204,9 @@ def _s_range_verdict(tables, params, rule: str, at_run: Evidence | None = None, 
     failed = [s for s in allowed if counts[s] < n]
     fmt = lambda v: ", ".join(f"{x:g}" for x in v)
     run_s = float(params["sensitivity"])
-    run_note = (f"at s = {run_s:g} (package derivation of eq. (7): (200-20)/100, below the range the paper's Fig. 3(a) "
-                f"axis allows) {counts.get(run_s, 'n/a')}/{n}")
+    run_note = f"at s = {run_s:g} (package derivation of eq. (7): (200-20)/100) {counts.get(run_s, 'n/a')}/{n}"
     scan_note = "scan " + "; ".join(f"s = {s:g}: {c}/{n}" for s, c in counts.items())
-    axis = (f"s is not stated by the paper; the paper's Fig. 3(a) axis (lowest curve in 10^{PAPER_FIG3A_DECADES[0]:g} .. "
-            f"10^{PAPER_FIG3A_DECADES[0] + 1:g}) allows the scanned s in {{{fmt(allowed)}}}")
+    axis = f"s is not stated by the paper; {axis}"
     if not allowed:
         return not_evaluated(f"{what}: no scanned s puts the lowest Fig. 3(a) curve in the paper's lowest decade; "
                              f"{scan_note}", category="constant", **details)
@@ -216,10 +231,45 @@ def _set_scan(rule, value):
 # ------------------------------------------------------------------------------------------ counterfactuals
 
 
-def _set_fig2(panel, fn):
-    """Counterfactual: the exact Fig. 2 curve of ``panel`` replaced by ``fn(t_c)``."""
-    return lambda t, p: (edit(t, "fig2", lambda r: fn(r["x"].astype(float)), rows=True, panel=panel, series="exact",
-                              metric=LD, seed=EXACT_SEED), p)
+FIG2_CLIENT = {"a": 1, "b": 2, "c": 3}
+
+
+def _set_fig2(panel, fn, holds: bool | None = None):
+    """Counterfactual: the exact Fig. 2 curve of ``panel`` replaced by ``fn(t_c)``; with ``holds``, the panel's shape
+    set to hold (or fail) on the whole Fig. 2(d) (eps_bar, s) map too (else the unstated eps_bar decides nothing)."""
+    def run(t, p):
+        t = edit(t, "fig2", lambda r: fn(r["x"].astype(float)), rows=True, panel=panel, series="exact", metric=LD,
+                 seed=EXACT_SEED)
+        if holds is not None and len(need_or_none(t, "fig2", panel="d")):
+            t = edit(t, "fig2", lambda v: v * 0 + float(holds), panel="d", metric=f"shape_holds[client {FIG2_CLIENT[panel]}]")
+        return t, p
+    return run
+
+
+def need_or_none(tables, fig, **where):
+    try:
+        return need(tables, fig, **where)
+    except MissingData:
+        return []
+
+
+def _over_fig2_map(ev: Evidence, tables, panel: str) -> Evidence:
+    """Judging rule c / unstated constants: Fig. 2's privacy level eps_bar is not stated, nor eq. (7)'s s, and the
+    package's eps_bar is chosen where all three Fig. 2 shapes hold (a setting the package solves for, not a result).
+    The shape is judged over the whole Fig. 2(d) (eps_bar, s) map: holding in every cell keeps ``ev`` (at the chosen
+    eps_bar), in none is not reproduced, in some only depends on an unstated constant."""
+    m = need_or_none(tables, "fig2", panel="d", metric=f"shape_holds[client {FIG2_CLIENT[panel]}]")
+    if not len(m):
+        return ev
+    held, n = int((m["value"] > 0).sum()), len(m)
+    said = (f"over the Fig. 2(d) map of eps_bar x s (neither stated by the paper) the shape holds in {held} of {n} cells; "
+            f"at the package's eps_bar (chosen where all three Fig. 2 shapes hold): {ev.verdict.replace('_', ' ')}")
+    if held == n:
+        return ev.but(reason=f"{ev.reason}; {said}")
+    if held == 0:
+        return exact_holds(False, regenerated=f"{held}/{n} cells", expected=f"{n}/{n} cells", reason=said, details=ev.details)
+    return not_evaluated(f"Fig. 2's eps_bar and s: {said}", category="constant", at_chosen=evidence_summary(ev),
+                         cells_holding=held, cells=n)
 
 
 def _scale_fig3(key, factor, metric=LD, panel="a"):
@@ -244,23 +294,25 @@ def _chain(*steps):
                     "difference (G1) of panel (a) non-increasing in t_c, minimum at t_c = t_agg. Reported: the eps_bar "
                     "window where all three Fig. 2 shapes hold, and (diagnostic) the decades spanned beside the paper's "
                     "tick range",
-              refute=_set_fig2("a", lambda x: 100.0 + x), support=_set_fig2("a", lambda x: 1000.0 / x))
+              refute=_set_fig2("a", lambda x: 100.0 + x, holds=False), support=_set_fig2("a", lambda x: 1000.0 / x, holds=True))
 def client1_fresher_is_better(tables, params):
     ld = _fig2(tables, "a")
-    return exact_holds(checks.fresher_is_better(ld), regenerated=f"argmin t_c = {int(np.argmin(ld)) + 1}",
-                       expected="argmin t_c = t_agg, non-increasing", details=_span_diagnostic(ld, "a"),
-                       reason=f"largest step up {np.max(np.diff(ld)):.4g}; at the chosen eps_bar = {params['fig2_epsilon']:g}, "
-                              f"{_opened(params)}; {_window_note(tables, params)}")
+    return _over_fig2_map(exact_holds(checks.fresher_is_better(ld), regenerated=f"argmin t_c = {int(np.argmin(ld)) + 1}",
+                                      expected="argmin t_c = t_agg, non-increasing", details=_span_diagnostic(ld, "a"),
+                                      reason=f"largest step up {np.max(np.diff(ld)):.4g}; at the chosen eps_bar = "
+                                             f"{params['fig2_epsilon']:g}, {_opened(params)}; {_window_note(tables, params)}"),
+                          tables, "a")
 
 
 def _interior_claim(panel: str, client: int):
     def judge(tables, params):
         ld = _fig2(tables, panel)
         k = int(np.argmin(ld))
-        return exact_holds(checks.interior_optimum(ld), regenerated=f"argmin t_c = {k + 1}",
-                           expected="interior argmin, below both ends", details=_span_diagnostic(ld, panel),
-                           reason=f"min / min(ends) = {ld[k] / min(ld[0], ld[-1]):.3f}; at the chosen eps_bar = "
-                                  f"{params['fig2_epsilon']:g}, {_opened(params)}; {_window_note(tables, params)}")
+        return _over_fig2_map(exact_holds(checks.interior_optimum(ld), regenerated=f"argmin t_c = {k + 1}",
+                                          expected="interior argmin, below both ends", details=_span_diagnostic(ld, panel),
+                                          reason=f"min / min(ends) = {ld[k] / min(ld[0], ld[-1]):.3f}; at the chosen eps_bar = "
+                                                 f"{params['fig2_epsilon']:g}, {_opened(params)}; {_window_note(tables, params)}"),
+                              tables, panel)
     judge.__name__ = f"client{client}_interior_optimum"
     return judge
 
@@ -273,8 +325,8 @@ for _cid, _panel, _client in (("C2", "b", 2), ("C3", "c", 3)):
                  tests=f"at the chosen Fig. 2 eps_bar: exact loss difference (G1) of panel ({_panel}): argmin strictly inside "
                        "t_c = 2..t_agg-1 and below both ends. Reported: the eps_bar window where all three Fig. 2 shapes "
                        "hold, and (diagnostic) the decades spanned beside the paper's tick range",
-                 refute=_set_fig2(_panel, lambda x: 1000.0 / x),
-                 support=_set_fig2(_panel, lambda x: 100.0 + (x - 5.0) ** 2))(_interior_claim(_panel, _client))
+                 refute=_set_fig2(_panel, lambda x: 1000.0 / x, holds=False),
+                 support=_set_fig2(_panel, lambda x: 100.0 + (x - 5.0) ** 2, holds=True))(_interior_claim(_panel, _client))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 3(a)
