@@ -362,6 +362,12 @@ def draw_figure(slug: str, fig_id: str, profile: str, run_missing: bool = False,
     written += save_figure(rendered.figure, base)
     close(rendered.figure)
     md = rendered.markdown if rendered.markdown is not None else figure_markdown(fig, ctx, data)
+    if not len(rendered.data if rendered.data is not None else []):  # the CSV holds its header only: say why, in words
+        why = list(dict.fromkeys(getattr(rendered.figure, "_repro_unavailable", [])))
+        md = md.rstrip("\n") + (f"\n\n`{fig_id}.csv` holds only its header row: nothing of this figure was regenerated "
+                                f"in the {profile} profile. Why: {'; '.join(why)}\n" if why else
+                                f"\n\n`{fig_id}.csv` holds only its header row: the figure plots no numbers (a diagram "
+                                f"of the paper's set-up).\n")
     title_note = getattr(rendered.figure, "_repro_title_note", None)
     if title_note and title_note not in " ".join(md.split()):  # the figure's title shows it cut (plotting.short_note)
         md = md.rstrip("\n") + f"\n\nOn the figure, under its title (in full): {title_note}\n"

@@ -57,6 +57,7 @@ def mark_unavailable(ax, reason: str, fontsize: float = 7.5) -> None:
         fontsize = max(5.0, fontsize * 8 / len(lines))
         lines = textwrap.wrap(reason, max(18, int(0.85 * width_pt / (0.55 * fontsize))))
     text = "\n".join(lines)
+    fig._repro_unavailable = [*getattr(fig, "_repro_unavailable", []), reason]  # for the figure's .md
     ax.text(0.5, 0.5, "NOT REGENERATED\n" + text, transform=ax.transAxes, ha="center", va="center",
             fontsize=fontsize, color="#a00000", bbox=dict(boxstyle="round", facecolor="white", edgecolor="#a00000"))
 
