@@ -493,6 +493,8 @@ def _strict_both_readings(figs):
         both = _at_both_readings(fn)
 
         def judged(tables, params):
+            if params.get(SINGLE_READING):  # judged inside another reading that fixes tau itself (the literal figure)
+                return fn(tables, params)
             ev = fn(tables, params)
             if ev.verdict == "not_evaluated":
                 return ev
@@ -524,6 +526,8 @@ def _at_both_readings(fn):
     literal reading was not run at all, the package's tau (a departure from the printed single step) gives no
     verdict alone: not evaluated ("not run at this scale"), its verdict kept in the details."""
     def judged(tables, params):
+        if params.get(SINGLE_READING):  # judged inside another reading that fixes tau itself (the literal figure)
+            return fn(tables, params)
         ev = fn(tables, params)
         lit_tables = _literal_tables(tables)
         tau, lit = params.get("local_steps"), params.get("literal_tau")
@@ -1761,6 +1765,8 @@ BER_NOTE = ("the trainings read eq. (13) with (12)'s gamma as the SNR per symbol
             "from the printed formula: about 8x its element error rate); the printed reading is not judged here: the "
             "literal_ber figure has no rows for this claim's figures in this profile (docs/paper_cpu/PLAN.md, row 14)")
 BOTH = "literal"  # tau = 1 and eq. (13) as printed together: the paper's literal setting
+#: params key set while a claim is judged at the literal figure: the tau and eq. (13) wrappers inside stand aside
+SINGLE_READING = "_judged_at_one_reading"
 BOTH_NOTE = ("the paper's literal setting (tau = 1 with eq. (13) as printed together) is not judged here: the literal "
              "figure has no rows for this claim's figures in this profile (docs/paper_cpu/PLAN.md, row 19)")
 BER_READING_NOTE = ("; judged with eq. (13)'s SNR per symbol (the package's reading) and as printed (the literal_ber "
@@ -1814,6 +1820,12 @@ def _at_both_ber(fn, figs, key=BER):
         if ev.verdict == "not_evaluated" or str(params.get("ber_snr")) == "bit":
             return ev
         view = _ber_tables(tables, figs, key) if figs else None
+        if view is not None and key == BOTH:  # one setting, tau = 1 with (13) as printed: no other reading inside it
+            params_b = {**params, SINGLE_READING: True, "local_steps": params.get("literal_tau"), "ber_snr": "bit"}
+            ev1 = judge_or_missing(fn, view, params_b)
+            pair = f"{said[0]}: {_verdict_text(ev)}; {said[1]}: {_verdict_text(ev1)}"
+            return agree_across_readings(ev, ev1, pair=pair, details={**ev.details}, names=names, b_required=True,
+                                         constant=constant)
         if view is None:
             expected = key == BER or (params.get("literal_ber") and params.get("literal_tau") not in (None, params.get("local_steps")))
             return ev.but(reason="; ".join(x for x in (ev.reason, note) if x)) if expected else ev
