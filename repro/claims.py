@@ -618,6 +618,35 @@ def grid_optimum(curves, printed: float, lo: float, hi: float, *, minimise: bool
 PANELS_AS_PAPER = "panels_taken_as_the_papers"
 
 
+def across_unstated(ev: Evidence, held: int, total: int, what: str, **details) -> Evidence:
+    """Unstated constants (rule c, judged over a grid of them): ``ev`` is the claim at the package's choice of values the
+    paper does not state (``what``), and it holds at ``held`` of ``total`` points of a grid over them. Every point: ``ev``
+    stands, with the count; none: not reproduced; some: depends on an unstated constant (the package's choice is a
+    setting, not a result), ``ev`` kept in the details."""
+    said = f"over {what} the claim holds at {held} of {total} points; at the package's choice: {ev.verdict.replace('_', ' ')}"
+    if held == total:
+        return ev.but(reason=_joined(ev.reason, said))
+    if held == 0:
+        return Evidence("not_reproduced", regenerated=f"{held}/{total}", paper_value=f"{total}/{total}",
+                        tolerance="every point", reason=said, details={**ev.details, **details})
+    return not_evaluated(said, category="constant", at_chosen=evidence_summary(ev), cells_holding=held, cells=total,
+                         **details)
+
+
+def past_the_papers_range(edge: float, papers_end: float, what: str, **details) -> Evidence:
+    """Rule d for a turning point the paper reports inside its own plotted range, when every seed's curve is still
+    monotone at the grid's last point ``edge``: a grid that reaches the end of the paper's range (``papers_end``) shows
+    the turning point is not there, not reproduced; a shorter grid is censored (not evaluated, the point may lie
+    between ``edge`` and ``papers_end``)."""
+    if edge >= papers_end:
+        return Evidence("not_reproduced", effect=0.0, paper_value="a turning point inside the paper's range",
+                        tolerance="interior", reason=f"{what}: monotone over the paper's whole range (up to {edge:g}) in "
+                        f"every seed; not censored: the grid's edge is the paper's (judging rule d)", details=details)
+    return not_evaluated(f"{what}: still monotone at the grid's last point {edge:g} in every seed (the paper's range "
+                         f"runs to {papers_end:g}): the turning point, if any, lies past the grid (censored)",
+                         category="unreachable", **details)
+
+
 def on_every_panel(ev: Evidence, run_panels, paper_panels, params: Mapping, what: str = "the paper's percentage") -> Evidence:
     """Rule a for a printed summary number that does not name its panels (a percentage that may be the mean over the
     figure's datasets): a verdict only where every panel of the paper's figure was measured; on part of them it neither

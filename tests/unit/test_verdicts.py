@@ -403,3 +403,21 @@ def test_a_stand_in_decides_only_with_a_data_free_argument_that_agrees():
         assert mixed.verdict == "not_evaluated" and "does not agree" in mixed.reason
     flat = cl.direction(pd.Series([0.3, -0.4, 0.2]), expect="positive")
     assert cl.on_stand_in(flat, "X", (True, "a bound")).verdict == "not_evaluated"
+
+
+def test_across_unstated_decides_only_where_every_or_no_point_of_the_grid_agrees():
+    """Rule c over a grid of constants the paper does not state: the package's choice alone is a setting, not a result."""
+    up = cl.direction(pd.Series([0.3, 0.4, 0.5]), expect="positive")
+    assert cl.across_unstated(up, 10, 10, "a grid").verdict == "reproduced"
+    assert cl.across_unstated(up, 0, 10, "a grid").verdict == "not_reproduced"
+    some = cl.across_unstated(up, 4, 10, "a grid")
+    assert some.verdict == "not_evaluated" and cl.not_evaluated_category(some.reason) == "constant"
+    assert some.details["at_chosen"]["verdict"] == "reproduced" and some.details["cells_holding"] == 4
+
+
+def test_a_turning_point_past_the_papers_own_range_is_decided_not_censored():
+    """Rule d: monotone up to the end of the paper's own range in every seed is evidence against a turning point the
+    paper reports inside it; a grid that stops short is censored."""
+    assert cl.past_the_papers_range(100.0, 100.0, "loss").verdict == "not_reproduced"
+    short = cl.past_the_papers_range(30.0, 100.0, "loss")
+    assert short.verdict == "not_evaluated" and cl.not_evaluated_category(short.reason) == "unreachable"

@@ -16,7 +16,7 @@ import pandas as pd
 from scipy.special import ndtri  # standard normal quantile (scipy.stats is slow to import)
 
 from repro.claims import (ClaimSet, Evidence, MissingData, combine, edit, exact, exact_holds, need, not_evaluated,
-                          evidence_summary, unchanged)
+                          across_unstated, unchanged)
 from repro.papers.age_dp import checks
 from repro.papers.age_dp.figures import EXACT_SEED, alternative_series, parse_epsilon_metric
 from repro.papers.age_dp.markov_database import cyclic_transition_matrix
@@ -257,19 +257,13 @@ def _over_fig2_map(ev: Evidence, tables, panel: str) -> Evidence:
     """Judging rule c / unstated constants: Fig. 2's privacy level eps_bar is not stated, nor eq. (7)'s s, and the
     package's eps_bar is chosen where all three Fig. 2 shapes hold (a setting the package solves for, not a result).
     The shape is judged over the whole Fig. 2(d) (eps_bar, s) map: holding in every cell keeps ``ev`` (at the chosen
-    eps_bar), in none is not reproduced, in some only depends on an unstated constant."""
+    eps_bar), in none is not reproduced, in some only depends on an unstated constant (repro.claims.across_unstated)."""
     m = need_or_none(tables, "fig2", panel="d", metric=f"shape_holds[client {FIG2_CLIENT[panel]}]")
     if not len(m):
         return ev
-    held, n = int((m["value"] > 0).sum()), len(m)
-    said = (f"over the Fig. 2(d) map of eps_bar x s (neither stated by the paper) the shape holds in {held} of {n} cells; "
-            f"at the package's eps_bar (chosen where all three Fig. 2 shapes hold): {ev.verdict.replace('_', ' ')}")
-    if held == n:
-        return ev.but(reason=f"{ev.reason}; {said}")
-    if held == 0:
-        return exact_holds(False, regenerated=f"{held}/{n} cells", expected=f"{n}/{n} cells", reason=said, details=ev.details)
-    return not_evaluated(f"Fig. 2's eps_bar and s: {said}", category="constant", at_chosen=evidence_summary(ev),
-                         cells_holding=held, cells=n)
+    return across_unstated(ev, int((m["value"] > 0).sum()), len(m),
+                           "the Fig. 2(d) map of eps_bar x s (neither stated by the paper; the package's eps_bar is chosen "
+                           "where all three Fig. 2 shapes hold)")
 
 
 def _scale_fig3(key, factor, metric=LD, panel="a"):

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from repro.claims import PANELS_AS_PAPER as ENGINE_PANELS_AS_PAPER, on_every_panel
-from repro.claims import (ClaimSet, Evidence, Margin, agree_across_readings, comparisons, trend, evidence_summary, judge_or_missing, MissingData, combine, direction, edit, exact, exact_holds, grid_optimum, need, not_evaluated,
+from repro.claims import (ClaimSet, Evidence, Margin, agree_across_readings, comparisons, trend, evidence_summary, judge_or_missing, MissingData, combine, direction, edit, exact, past_the_papers_range, exact_holds, grid_optimum, need, not_evaluated,
                           number, not_evaluated_category, relabel, unchanged, NOT_EVALUATED_REASONS)
 from repro.papers.dp_ditto import theory as th
 from repro.papers.dp_ditto.experiments import (CONSTANTS_ID, LITERAL_FIGS, LITERAL_ID, PRIVACY_ID, SWEEP_ID, constants_need,
@@ -1173,18 +1173,9 @@ def loss_u_shape_at_small_eps(tables, params):
             continue
         lw = pd.DataFrame(_log10(w), index=w.index, columns=w.columns).fillna(9.0)
         arg = lw.idxmin(axis=1)
-        if (arg == lw.columns.max()).all():  # still falling at the grid's end in every seed
-            end = float(lw.columns.max())
-            if end >= FIG5_PAPER_T_MAX:  # the grid is the paper's own range: its edge is the band's (rule d), not censored
-                parts[panel] = Evidence("not_reproduced", effect=0.0, paper_value="> 0", tolerance="interior minimum",
-                                        reason=f"{panel}: the loss falls over the paper's whole Fig. 5 range (T up to "
-                                               f"{end:g}) in every seed: the degradation the paper reports within it does "
-                                               f"not occur (not censored: the grid's edge is the paper's, judging rule d)",
-                                        details={"argmin_T": arg.to_dict()})
-            else:
-                parts[panel] = not_evaluated(f"loss still falling at the grid's last T = {end:g} in every seed (the "
-                                             f"paper's Fig. 5 runs to T = {FIG5_PAPER_T_MAX:g}): the rise, if any, lies "
-                                             f"past the grid (censored)", category="unreachable", argmin_T=arg.to_dict())
+        if (arg == lw.columns.max()).all():  # still falling at the grid's end in every seed (rule d)
+            parts[panel] = past_the_papers_range(float(lw.columns.max()), FIG5_PAPER_T_MAX, f"{panel}: the loss",
+                                                 argmin_T=arg.to_dict())
             continue
         eff = np.minimum(lw.iloc[:, 0], lw.iloc[:, -1]) - lw.min(axis=1)
         parts[panel] = direction(eff, expect="positive")

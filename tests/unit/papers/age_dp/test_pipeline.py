@@ -78,7 +78,7 @@ def test_smoke_claims_and_their_verdicts(smoke_root):
     for cid in ("C1", "C2", "C3"):
         assert verdicts[cid] in ("reproduced", "not_evaluated"), cid
         if verdicts[cid] == "not_evaluated":
-            assert claims[cid]["reason"].startswith("depends on an unstated constant: Fig. 2's eps_bar and s")
+            assert claims[cid]["reason"].startswith("depends on an unstated constant: over the Fig. 2(d) map of eps_bar x s")
             assert 0 < claims[cid]["details"]["cells_holding"] < claims[cid]["details"]["cells"]
     # the claims that change with the unstated s: the paper's Fig. 3(a) axis fits no scanned s at both ends (bottom
     # 18, 25; top 1.8, 3), so they are judged over every scanned s, and C12 holds at all of them
